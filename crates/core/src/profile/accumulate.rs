@@ -100,6 +100,10 @@ pub(crate) struct StringStats {
     /// Values per format of those strings, read from the whole string (their shortened keys
     /// have none): a signed URL of a thousand characters is a `uri`.
     pub long_formats: Vec<(StringFormat, u64)>,
+    /// The earliest and latest of those strings that are dates or times, read from the whole
+    /// string (their shortened keys name no moment; every range leaves the keys out and adds
+    /// this).
+    pub long_range: super::formats::Extremes,
     /// Once the exact counts outgrew the memory budget: the sketches that replaced them
     /// (`values` and `long` are then empty).
     pub sketch: Option<Box<StringSketch>>,
@@ -115,8 +119,12 @@ impl StringStats {
     /// measured and checked for a format whole.
     fn add_long(&mut self, value: &str, n: u64) {
         self.long.add(value.chars().count() as u64, n);
-        if let Some(format) = super::formats::detect(value) {
+        let (format, at) = super::formats::detect_with_moment(value);
+        if let Some(format) = format {
             super::formats::add_count(&mut self.long_formats, format, n);
+            if format.is_temporal() {
+                self.long_range.add_at(format, value, at);
+            }
         }
         self.values.add(&long_string_key(value), n);
     }
@@ -135,7 +143,7 @@ impl StringStats {
         // Long strings' lengths were counted apart, under their shortened keys.
         let mut add = |key: &str, n| {
             let chars = (key.len() <= MAX_KEY_LEN).then(|| key.chars().count() as u64);
-            sketch.add_key(key, chars, super::formats::detect_key(key), n);
+            sketch.add_key(key, chars, super::formats::detect_key(key), key, n);
         };
         // A table's tally comes in the order of the process's randomly seeded hash, and the
         // frequent-value sketch keeps what it is fed last best: fed in one order, rarest first,
@@ -148,6 +156,7 @@ impl StringStats {
         super::spilled::each_string(&std::mem::take(&mut self.spilled), add);
         sketch.lengths.merge(self.long);
         super::formats::add_counts(&mut sketch.formats, std::mem::take(&mut self.long_formats));
+        sketch.extremes.merge(&std::mem::take(&mut self.long_range));
         self.values = StringCounts::default();
         self.long = Lengths::default();
         self.sketch = Some(sketch);
@@ -165,6 +174,7 @@ impl StringStats {
         }
         self.long.merge(other.long);
         super::formats::add_counts(&mut self.long_formats, other.long_formats);
+        self.long_range.merge(&other.long_range);
         self.unordered |= other.unordered;
         self.values.merge(other.values);
         self.spilled.extend(other.spilled);

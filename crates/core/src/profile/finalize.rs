@@ -289,7 +289,8 @@ fn sketched_numbers(
 fn finalize_strings(s: super::accumulate::StringStats) -> StringProfile {
     let entries = s.values.tally();
     let distinct = entries.len() as u64;
-    let (format_counts, range) = formats::count_formats_and_range(&entries);
+    let (format_counts, mut range) = formats::count_formats_and_range(&entries);
+    range.merge(&s.long_range);
     let format_counts = formats::with_counts(format_counts, s.long_formats);
     let format = format_counts.first().filter(|(_, n)| *n == s.count).map(|(f, _)| *f);
     let (min, max) = match format {

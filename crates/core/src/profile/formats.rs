@@ -144,14 +144,9 @@ fn chrono_date_time(value: &str) -> bool {
 /// The format of a counted string's key: none for the shortened key of an over-long string,
 /// whose format was read from the whole string as it came.
 pub fn detect_key(key: &str) -> Option<StringFormat> {
-    detect_key_with_moment(key).0
-}
-
-/// [`detect_key`] as [`detect_with_moment`] gives it.
-pub fn detect_key_with_moment(key: &str) -> (Option<StringFormat>, Option<Moment>) {
     match crate::profile::long_key_parts(key) {
-        Some(_) => (None, None),
-        None => detect_with_moment(key),
+        Some(_) => None,
+        None => detect(key),
     }
 }
 
@@ -232,13 +227,17 @@ pub fn count_formats(entries: &[(&str, u64)]) -> Vec<(StringFormat, u64)> {
 
 /// [`count_formats`], and the earliest and latest of the entries while every one is a date or
 /// time (read as their formats are checked; meaningful only where one temporal format is
-/// every value's).
+/// every value's). The shortened keys of over-long strings are left out of the range: their
+/// moments are read from the whole strings as they come.
 pub fn count_formats_and_range(entries: &[(&str, u64)]) -> (Vec<(StringFormat, u64)>, Extremes) {
     let tally = |slice: &[(&str, u64)]| {
         let mut counts: Vec<(StringFormat, u64)> = Vec::new();
         let mut range = Extremes::default();
         for (value, count) in slice {
-            let (format, at) = detect_key_with_moment(value);
+            if crate::profile::long_key_parts(value).is_some() {
+                continue;
+            }
+            let (format, at) = detect_with_moment(value);
             match format {
                 Some(format) if format.is_temporal() => range.add_at(format, value, at),
                 _ => range.add_other(),

@@ -549,24 +549,82 @@ fn long_urls_are_urls_however_they_are_counted() {
     items.iter().for_each(|v| whole.add_value(v));
     assert_eq!(formats(&whole.finish(n)), expected, "in memory");
     for spilled in [true, false] {
-        let spill = Spill::new(Arc::new(MemoryScratch), u64::MAX);
-        let mut parts: Vec<ProfileBuilder> = (0..2)
-            .map(|_| match spilled {
-                true => ProfileBuilder::new().spill_to(spill.clone()),
-                false => ProfileBuilder::new(),
-            })
-            .collect();
-        for (i, v) in items.iter().enumerate() {
-            let builder = &mut parts[i % 2];
-            builder.add_value(v);
-            if i % 3_000 == 2_999 {
-                builder.fit_budget(1);
-            }
+        let profile = in_two_builders(&items, spilled, |i| i % 2);
+        assert_eq!(formats(&profile), expected, "spilled: {spilled}");
+    }
+}
+
+/// `items` profiled by two builders (item `i` by builder `builder(i)`) fitted to a budget of
+/// nothing every 3,000 items, spilling (`spilled`) or sketching, then merged.
+fn in_two_builders(
+    items: &[Value],
+    spilled: bool,
+    builder: impl Fn(usize) -> usize,
+) -> CollectionProfile {
+    let spill = Spill::new(Arc::new(MemoryScratch), u64::MAX);
+    let mut parts: Vec<ProfileBuilder> = (0..2)
+        .map(|_| match spilled {
+            true => ProfileBuilder::new().spill_to(spill.clone()),
+            false => ProfileBuilder::new(),
+        })
+        .collect();
+    for (i, v) in items.iter().enumerate() {
+        let part = &mut parts[builder(i)];
+        part.add_value(v);
+        if i % 3_000 == 2_999 {
+            part.fit_budget(1);
         }
-        let mut parts = parts.into_iter();
-        let mut merged = parts.next().expect("a builder");
-        parts.for_each(|b| merged.merge(b));
-        assert_eq!(spill.written() > 0, spilled);
-        assert_eq!(formats(&merged.finish(n)), expected, "spilled: {spilled}");
+    }
+    let mut parts = parts.into_iter();
+    let mut merged = parts.next().expect("a builder");
+    parts.for_each(|b| merged.merge(b));
+    assert_eq!(spill.written() > 0, spilled);
+    merged.finish(items.len() as u64)
+}
+
+/// An independent tester's long times: a date-time past the key length (a fraction of 250
+/// digits) is counted under a shortened key, but its moment is its whole text's: the earliest and
+/// latest stay shown and right, in memory, spilled and sketched, whether the long one is an
+/// extreme or not.
+#[test]
+fn long_times_keep_their_range_however_they_are_counted() {
+    let n = 40_000u64;
+    let epoch = chrono::DateTime::parse_from_rfc3339("2024-01-01T00:00:00Z").expect("epoch");
+    let short = |i: u64| {
+        (epoch + chrono::Duration::seconds(i as i64)).format("%Y-%m-%dT%H:%M:%SZ").to_string()
+    };
+    let long =
+        |base: &str, digit: char| format!("{}.{}Z", &base[..19], digit.to_string().repeat(250));
+    // Just after the first second, and half-way: neither is an extreme.
+    let inner = [long(&short(0), '1'), long(&short(n / 2), '7')];
+    // Before every other time: the earliest.
+    let earliest = long("2023-12-31T23:59:59Z", '9');
+    let at = crate::path::PropertyPath::root().child("at");
+    let range = |profile: &CollectionProfile| {
+        let strings = profile.property(&at).and_then(|p| p.strings.clone()).expect("strings");
+        assert_eq!(strings.format_counts, vec![(super::StringFormat::DateTime, strings.count)]);
+        (strings.min, strings.max)
+    };
+    for with_earliest in [false, true] {
+        let mut written: Vec<String> = (0..n).map(short).collect();
+        written.insert(1, inner[0].clone());
+        written.insert(n as usize / 2, inner[1].clone());
+        if with_earliest {
+            written.insert(n as usize / 3, earliest.clone());
+        }
+        let expected = match with_earliest {
+            true => (Some(earliest.clone()), Some(short(n - 1))),
+            false => (Some(short(0)), Some(short(n - 1))),
+        };
+        let items: Vec<Value> = written.iter().map(|t| json!({ "at": t })).collect();
+        let count = items.len() as u64;
+        let mut whole = ProfileBuilder::new();
+        items.iter().for_each(|v| whole.add_value(v));
+        assert_eq!(range(&whole.finish(count)), expected, "in memory, {with_earliest}");
+        for spilled in [true, false] {
+            let profile = in_two_builders(&items, spilled, |i| i * 2 / items.len());
+            let case = format!("spilled: {spilled}, earliest long: {with_earliest}");
+            assert_eq!(range(&profile), expected, "{case}");
+        }
     }
 }

@@ -549,13 +549,16 @@ impl StringFold {
             let chars = if text.is_ascii() { text.len() } else { text.chars().count() };
             self.lengths.add(chars as u64, n);
         }
-        let (format, at) = formats::detect_key_with_moment(text);
-        if let Some(format) = format {
-            formats::add_count(&mut self.format_counts, format, n);
-        }
-        match format.filter(|f| self.dated && f.is_temporal()) {
-            Some(format) => self.range.add_at(format, text, at),
-            None => self.dated = false,
+        // A shortened key's format and moment were read from its whole string as it came.
+        if super::long_key_parts(text).is_none() {
+            let (format, at) = formats::detect_with_moment(text);
+            if let Some(format) = format {
+                formats::add_count(&mut self.format_counts, format, n);
+            }
+            match format.filter(|f| self.dated && f.is_temporal()) {
+                Some(format) => self.range.add_at(format, text, at),
+                None => self.dated = false,
+            }
         }
         self.rank(text, n);
     }
@@ -621,7 +624,9 @@ pub(super) fn spilled_strings(mut stats: StringStats) -> StringProfile {
     }
     let format_counts = formats::with_counts(fold.format_counts, stats.long_formats);
     let format = format_counts.first().filter(|(_, n)| *n == stats.count).map(|(f, _)| *f);
-    let dated = format.is_some_and(formats::StringFormat::is_temporal);
+    // A share that met a value of no temporal format stopped widening its range: none is shown.
+    let dated = fold.dated && format.is_some_and(formats::StringFormat::is_temporal);
+    fold.range.merge(&stats.long_range);
     let (min, max) = if dated { fold.range.into_range() } else { (None, None) };
     StringProfile {
         count: stats.count,

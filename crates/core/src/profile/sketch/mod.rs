@@ -45,13 +45,15 @@ impl StringSketch {
     }
 
     /// Counts one string `n` times. `key` is what it is counted under (the value itself, or the
-    /// shortened key of an over-long one) and `chars` its length in characters, when not already
-    /// counted.
+    /// shortened key of an over-long one), `chars` its length in characters, when not already
+    /// counted, and `whole` its whole text, whose moment a date or time is ordered by (a
+    /// shortened key's format is `None`: its range was taken from the whole string).
     pub(crate) fn add_key(
         &mut self,
         key: &str,
         chars: Option<u64>,
         format: Option<StringFormat>,
+        whole: &str,
         n: u64,
     ) {
         let hash = string_hash(key);
@@ -64,7 +66,7 @@ impl StringSketch {
             formats::add_count(&mut self.formats, format, n);
             // A value of no temporal format leaves the property without a range to show.
             if format.is_temporal() {
-                self.extremes.add(format, key);
+                self.extremes.add(format, whole);
             }
         }
     }
@@ -78,7 +80,7 @@ impl StringSketch {
     /// Counts one string value `n` times.
     pub(crate) fn add_n(&mut self, value: &str, n: u64) {
         let chars = if value.is_ascii() { value.len() } else { value.chars().count() } as u64;
-        self.add_key(&value_key(value), Some(chars), formats::detect(value), n);
+        self.add_key(&value_key(value), Some(chars), formats::detect(value), value, n);
     }
 
     /// Adds everything `other` counted.
