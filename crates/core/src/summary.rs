@@ -264,7 +264,7 @@ pub fn summarize_property(p: &PropertyProfile, profile: &CollectionProfile) -> P
         // Only an exact count proves the list complete.
         let complete = strings.distinct <= ENUM_MAX && p.approximate.is_none();
         if complete && data_type == DataType::Single(ValueType::String) {
-            enum_values = Some(strings.top.iter().map(|v| v.value.clone()).collect());
+            enum_values = Some(strings.top.iter().map(|v| shown_enum_value(&v.value)).collect());
         } else {
             samples.extend(strings.top.iter().take(SAMPLES).map(|v| shorten_sample(&v.value)));
         }
@@ -293,7 +293,7 @@ pub fn summarize_property(p: &PropertyProfile, profile: &CollectionProfile) -> P
             && items.data_type() == DataType::Single(ValueType::String)
             && enum_values.is_none()
         {
-            enum_values = Some(strings.top.iter().map(|v| v.value.clone()).collect());
+            enum_values = Some(strings.top.iter().map(|v| shown_enum_value(&v.value)).collect());
         } else {
             samples.extend(strings.top.iter().take(SAMPLES).map(|v| shorten_sample(&v.value)));
         }
@@ -351,6 +351,17 @@ fn column_facts(table: &TableInfo, path: &str) -> Option<ColumnFacts> {
         references,
         comment: column.comment.clone(),
     })
+}
+
+/// A counted value as an enumeration lists it: whole, but an over-long string's key as its start
+/// and length (never the hash the key carries).
+fn shown_enum_value(value: &Value) -> Value {
+    match value {
+        Value::String(s) if crate::profile::long_key_parts(s).is_some() => {
+            Value::String(crate::display::shorten_value_key(s, usize::MAX))
+        }
+        other => other.clone(),
+    }
 }
 
 fn shorten_sample(value: &Value) -> Value {

@@ -3,7 +3,8 @@
 //! typos). A database is asked whether the value is stored; other sources answer from their
 //! profile's counted values.
 
-use schemascope_core::profile::PropertyProfile;
+use schemascope_core::display::shorten_value_key;
+use schemascope_core::profile::{PropertyProfile, value_key};
 use schemascope_core::value_index::{ColumnValues, ValueIndex};
 use schemascope_core::{Collection, PropertyPath};
 use schemascope_sources::Source;
@@ -49,28 +50,32 @@ pub(crate) fn lookup(
             (Some(!rows.is_empty()), closest)
         }
         _ => {
-            // What the profile counted: all of the property's values when it has few.
+            // What the profile counted: all of the property's values when it has few, each under
+            // its key (an over-long one under a shortened key with a hash of the whole).
             let strings = profile.and_then(|p| p.strings.as_ref());
-            let counted: Vec<String> = strings
-                .map(|s| {
-                    s.top.iter().filter_map(|v| v.value.as_str().map(str::to_string)).collect()
-                })
+            let counted: Vec<&str> = strings
+                .map(|s| s.top.iter().filter_map(|v| v.value.as_str()).collect())
                 .unwrap_or_default();
             // An estimated distinct count proves no list complete.
             let exact = profile.is_some_and(|p| p.approximate.is_none());
             let complete = exact && strings.is_some_and(|s| s.top.len() as u64 >= s.distinct);
-            let found = counted.iter().any(|v| v == value);
+            let key = value_key(value);
+            let found = counted.iter().any(|v| *v == key);
+            // Suggested as they are shown: a long one's start and length, not its key.
+            let shown = counted.iter().map(|v| shorten_value_key(v, usize::MAX)).collect();
             let index = ValueIndex::new(vec![ColumnValues {
                 table: String::new(),
                 column: String::new(),
-                values: counted,
+                values: shown,
                 complete,
             }]);
             let closest = index.similar("", "", value, CLOSEST);
             (if found || complete { Some(found) } else { None }, closest)
         }
     };
-    let closest: Vec<String> = closest.into_iter().filter(|c| c != value).collect();
+    // The value itself is not its own closest, as written or as a long one is shown.
+    let itself = shorten_value_key(&value_key(value), usize::MAX);
+    let closest: Vec<String> = closest.into_iter().filter(|c| c != value && *c != itself).collect();
     let approximate_undercount =
         profile.and_then(|p| p.approximate).and_then(|a| a.count_undercount);
     let quoted = |v: &str| format!("'{v}'");

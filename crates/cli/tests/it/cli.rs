@@ -285,3 +285,41 @@ fn a_cut_source_list_asks_to_narrow_it_and_one_source_lists_every_warning() {
     let warnings = result["data"]["sources"][0]["warnings"].as_array().map(Vec::len);
     assert_eq!(warnings, Some(1_001), "{result}");
 }
+
+/// An independent tester's long strings (past 256 bytes, counted under a shortened key): a
+/// stored one is found by `--value`, an enumeration lists its start and length (never the key's
+/// hash), and the schema reads its format from the whole string.
+#[test]
+fn strings_past_256_bytes_are_found_listed_and_formatted_whole() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("long.ndjson");
+    let url = format!("https://example.com/{}", "p".repeat(300));
+    let lines: Vec<String> = [256, 257, 300]
+        .iter()
+        .map(|&n| serde_json::json!({"l": "a".repeat(n), "u": url}).to_string())
+        .collect();
+    std::fs::write(&path, lines.join("\n") + "\n").expect("write");
+    let file = path.to_str().expect("utf-8");
+    let stored = |value: &str| {
+        let out = schemascope(&["property", file, "l", "--value", value, "--json"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let envelope: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
+        envelope["data"]["valueLookup"].clone()
+    };
+    for n in [256, 257, 300] {
+        assert_eq!(stored(&"a".repeat(n))["stored"], true, "{n} bytes");
+    }
+    assert_eq!(stored(&"a".repeat(258))["stored"], false);
+
+    let out = schemascope(&["describe", file, "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("[truncated: 300 chars]"), "{text}");
+    assert!(!text.contains("chars, #"), "a key's hash is shown: {text}");
+
+    let out = schemascope(&["schema", file, "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let schema: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
+    let u = serde_json::to_string(&schema).expect("text");
+    assert!(u.contains(r#""format":"uri""#), "{u}");
+}

@@ -12,7 +12,7 @@
 
 use serde_json::Value;
 
-use super::accumulate::{self, Counters, Ctx, PathNode, value_key};
+use super::accumulate::{self, Counters, Ctx, PathNode};
 use super::exact::{F64_EXACT_INTEGER, NumberKey};
 use super::formats::{self, StringFormat};
 use super::tape::Token;
@@ -159,9 +159,9 @@ impl Counters for SchemaCounters {
         if self.list(value) || self.format == Shared::Not {
             return;
         }
-        // A profile detects the format of the key a string is counted under (a long one's is
-        // shortened); so does this.
-        let found = formats::detect(&value_key(value));
+        // The whole string, as a profile checks a long one before counting it under a shortened
+        // key (a signed URL of a thousand characters is a `uri`).
+        let found = formats::detect(value);
         self.format = self.format.and(found.map_or(Shared::Not, Shared::Every));
     }
 

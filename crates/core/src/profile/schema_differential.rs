@@ -119,6 +119,20 @@ fn hostile_items_give_the_same_schema_as_the_full_profile() {
             vec![json!({"s": "a"}), json!({"s": "a"}), json!({"s": null}), json!({"s": 1})],
         ),
         (
+            "formats read from whole strings past 256 bytes",
+            [250, 256, 257, 1_000]
+                .iter()
+                .map(|&n| {
+                    let fraction = "5".repeat(n - 21);
+                    json!({
+                        "url": format!("https://example.com/{}", "a".repeat(n - 20)),
+                        "at": format!("2024-01-01T00:00:00.{fraction}Z"),
+                        "mixed": if n == 1_000 { json!("x".repeat(n)) } else { json!("2024-01-01") },
+                    })
+                })
+                .collect(),
+        ),
+        (
             "strings around 64 characters and 256 bytes",
             [63, 64, 65, 255, 256, 257, 300]
                 .iter()
