@@ -100,9 +100,9 @@ pub(crate) struct StringStats {
     /// Values per format of those strings, read from the whole string (their shortened keys
     /// have none): a signed URL of a thousand characters is a `uri`.
     pub long_formats: Vec<(StringFormat, u64)>,
-    /// The earliest and latest of those strings that are dates or times, read from the whole
-    /// string (their shortened keys name no moment; every range leaves the keys out and adds
-    /// this).
+    /// The earliest and latest of those strings while every one is a date or time, read from
+    /// the whole string (their shortened keys name no moment; every range leaves the keys out
+    /// and adds this).
     pub long_range: super::formats::Extremes,
     /// Once the exact counts outgrew the memory budget: the sketches that replaced them
     /// (`values` and `long` are then empty).
@@ -119,13 +119,12 @@ impl StringStats {
     /// measured and checked for a format whole.
     fn add_long(&mut self, value: &str, n: u64) {
         self.long.add(value.chars().count() as u64, n);
-        let (format, at) = super::formats::detect_with_moment(value);
-        if let Some(format) = format {
-            super::formats::add_count(&mut self.long_formats, format, n);
-            if format.is_temporal() {
-                self.long_range.add_at(format, value, at);
-            }
-        }
+        super::formats::add_format_and_moment(
+            &mut self.long_formats,
+            &mut self.long_range,
+            value,
+            n,
+        );
         self.values.add(&long_string_key(value), n);
     }
 

@@ -234,16 +234,8 @@ pub fn count_formats_and_range(entries: &[(&str, u64)]) -> (Vec<(StringFormat, u
         let mut counts: Vec<(StringFormat, u64)> = Vec::new();
         let mut range = Extremes::default();
         for (value, count) in slice {
-            if crate::profile::long_key_parts(value).is_some() {
-                continue;
-            }
-            let (format, at) = detect_with_moment(value);
-            match format {
-                Some(format) if format.is_temporal() => range.add_at(format, value, at),
-                _ => range.add_other(),
-            }
-            if let Some(format) = format {
-                add_count(&mut counts, format, *count);
+            if crate::profile::long_key_parts(value).is_none() {
+                add_format_and_moment(&mut counts, &mut range, value, *count);
             }
         }
         (counts, range)
@@ -267,6 +259,25 @@ pub fn count_formats_and_range(entries: &[(&str, u64)]) -> (Vec<(StringFormat, u
         (counts, range)
     };
     (with_counts(counts, []), range)
+}
+
+/// Takes in `value`, seen `n` times: its format's count into `counts` and, for a date or time,
+/// its moment into `range` (any other value leaves `range` none to show). Given whole strings
+/// and the keys of short ones: an over-long string's key has neither (see [`detect_key`]).
+pub(crate) fn add_format_and_moment(
+    counts: &mut Vec<(StringFormat, u64)>,
+    range: &mut Extremes,
+    value: &str,
+    n: u64,
+) {
+    let (format, at) = detect_with_moment(value);
+    match format {
+        Some(format) if format.is_temporal() => range.add_at(format, value, at),
+        _ => range.add_other(),
+    }
+    if let Some(format) = format {
+        add_count(counts, format, n);
+    }
 }
 
 /// `counts` with `more` added, most common first.

@@ -510,7 +510,6 @@ struct StringFold {
     format_counts: Vec<(formats::StringFormat, u64)>,
     /// The earliest and latest, shown only for dates and times: kept while every value is one.
     range: formats::Extremes,
-    dated: bool,
     /// The best `TOP_VALUES` so far, as `finalize::top_values` keeps them.
     best: Vec<(String, u64)>,
 }
@@ -527,7 +526,6 @@ impl StringFold {
             lengths: Lengths::default(),
             format_counts: Vec::new(),
             range: formats::Extremes::default(),
-            dated: true,
             best: Vec::with_capacity(TOP_VALUES + 1),
         }
     }
@@ -551,14 +549,7 @@ impl StringFold {
         }
         // A shortened key's format and moment were read from its whole string as it came.
         if super::long_key_parts(text).is_none() {
-            let (format, at) = formats::detect_with_moment(text);
-            if let Some(format) = format {
-                formats::add_count(&mut self.format_counts, format, n);
-            }
-            match format.filter(|f| self.dated && f.is_temporal()) {
-                Some(format) => self.range.add_at(format, text, at),
-                None => self.dated = false,
-            }
+            formats::add_format_and_moment(&mut self.format_counts, &mut self.range, text, n);
         }
         self.rank(text, n);
     }
@@ -568,7 +559,6 @@ impl StringFold {
         self.distinct += other.distinct;
         self.lengths.merge(other.lengths);
         formats::add_counts(&mut self.format_counts, other.format_counts);
-        self.dated &= other.dated;
         self.range.merge(&other.range);
         for (text, n) in &other.best {
             self.rank(text, *n);
@@ -624,8 +614,8 @@ pub(super) fn spilled_strings(mut stats: StringStats) -> StringProfile {
     }
     let format_counts = formats::with_counts(fold.format_counts, stats.long_formats);
     let format = format_counts.first().filter(|(_, n)| *n == stats.count).map(|(f, _)| *f);
-    // A share that met a value of no temporal format stopped widening its range: none is shown.
-    let dated = fold.dated && format.is_some_and(formats::StringFormat::is_temporal);
+    // A share that met a value of no temporal format has no range, and then neither has the fold.
+    let dated = format.is_some_and(formats::StringFormat::is_temporal);
     fold.range.merge(&stats.long_range);
     let (min, max) = if dated { fold.range.into_range() } else { (None, None) };
     StringProfile {
