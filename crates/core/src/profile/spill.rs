@@ -1125,21 +1125,35 @@ mod tests {
         texts.sort();
         let entries: Vec<(&str, u64)> =
             texts.iter().enumerate().map(|(i, t)| (t.as_str(), i as u64 % 5 + 1)).collect();
-        let mut writer = ChunkWriter::new(&scratch);
-        writer.ascending_strings(entries.iter().copied()).expect("written");
-        let chunk = writer.finish().expect("finished");
-        assert!(chunk.pieces.len() > 2);
+        let chunk = ascending_chunk(&scratch, entries.iter().copied());
         let raw: usize = texts.iter().map(String::len).sum();
         assert!(chunk.bytes() < raw as u64 / 2, "{} bytes for {raw} of text", chunk.bytes());
-        let mut read = RunReader::from_text(&chunk, "");
-        let mut back: Vec<(String, u64)> = Vec::new();
+        let written: Vec<(String, u64)> =
+            entries.iter().map(|&(t, n)| (t.to_string(), n)).collect();
+        assert_eq!(read_back(&chunk), written);
+        assert!(spill.failure().is_none());
+    }
+
+    /// `entries` written as one ascending run, in several pieces.
+    fn ascending_chunk<'t>(
+        scratch: &Arc<Scratch>,
+        entries: impl IntoIterator<Item = (&'t str, u64)>,
+    ) -> Chunk {
+        let mut writer = ChunkWriter::new(scratch);
+        writer.ascending_strings(entries).expect("written");
+        let chunk = writer.finish().expect("finished");
+        assert!(chunk.pieces.len() > 2);
+        chunk
+    }
+
+    /// Every text an ascending chunk's reader gives from its start, with its count.
+    fn read_back(chunk: &Chunk) -> Vec<(String, u64)> {
+        let mut read = RunReader::from_text(chunk, "");
+        let mut back = Vec::new();
         while read.head().is_some() {
             read.drain_piece(|t, n| back.push((t.to_string(), n)));
         }
-        let written: Vec<(String, u64)> =
-            entries.iter().map(|&(t, n)| (t.to_string(), n)).collect();
-        assert_eq!(back, written);
-        assert!(spill.failure().is_none());
+        back
     }
 
     /// A piece whose lengths were changed to share more than the text before holds fails the
@@ -1149,19 +1163,12 @@ mod tests {
         let spill = Spill::new(Arc::new(MemoryScratch), u64::MAX);
         let scratch = Scratch::create(&spill).expect("scratch");
         let texts: Vec<String> = (0..100_000).map(|i| format!("id-{i:09}")).collect();
-        let mut writer = ChunkWriter::new(&scratch);
-        writer.ascending_strings(texts.iter().map(|t| (t.as_str(), 1))).expect("written");
-        let chunk = writer.finish().expect("finished");
+        let chunk = ascending_chunk(&scratch, texts.iter().map(|t| (t.as_str(), 1)));
         let run = chunk.ascending.as_ref().expect("ascending");
-        assert!(chunk.pieces.len() > 2);
         let (offset, _) = chunk.pieces[1];
         // The piece's first entry shares nothing: say it shares 100 bytes.
         scratch.file.write_at(&[100], offset + u64::from(run.text_bytes[1])).expect("changed");
-        let mut read = RunReader::from_text(&chunk, "");
-        let mut back = 0;
-        while read.head().is_some() {
-            read.drain_piece(|_, _| back += 1);
-        }
+        let back = read_back(&chunk).len();
         assert!(back > 0 && back < texts.len(), "{back}");
         assert!(spill.failure().is_some_and(|e| e.to_string().contains("does not hold the texts")));
     }
@@ -1173,17 +1180,10 @@ mod tests {
         let spill = Spill::new(Arc::new(MemoryScratch), u64::MAX);
         let scratch = Scratch::create(&spill).expect("scratch");
         let texts: Vec<String> = (0..100_000).map(|i| format!("é-{i:09}")).collect();
-        let mut writer = ChunkWriter::new(&scratch);
-        writer.ascending_strings(texts.iter().map(|t| (t.as_str(), 1))).expect("written");
-        let chunk = writer.finish().expect("finished");
-        assert!(chunk.pieces.len() > 2);
+        let chunk = ascending_chunk(&scratch, texts.iter().map(|t| (t.as_str(), 1)));
         let (offset, _) = chunk.pieces[1];
         scratch.file.write_at(&[0xFF], offset + 1).expect("changed");
-        let mut read = RunReader::from_text(&chunk, "");
-        let mut back = 0;
-        while read.head().is_some() {
-            read.drain_piece(|_, _| back += 1);
-        }
+        let back = read_back(&chunk).len();
         assert!(back > 0 && back < texts.len(), "{back}");
         assert!(spill.failure().is_some_and(|e| e.to_string().contains("not UTF-8")));
     }
