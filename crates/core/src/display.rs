@@ -64,6 +64,105 @@ pub fn shorten_value_key(key: &str, max: usize) -> String {
     }
 }
 
+/// Characters shown past the first one in which two listed values differ, so the difference is
+/// seen with a little of what follows it.
+const PAST_DIFFERENCE: usize = 10;
+
+/// Counted values as a list shows them, each as [`shorten_value_key`] shows it, but never two
+/// alike where the values differ: one that would look like another is shown up to a few
+/// characters past where their texts part. Over-long values are kept by their first 256 bytes
+/// and length only (see [`crate::profile::value_key`]); those alike in both say how many of the
+/// listed values share them, rather than looking like one value listed twice.
+pub fn shorten_value_keys(keys: &[&str], max: usize) -> Vec<String> {
+    // Each key's length in characters and kept start (all of it but for an over-long value).
+    let parts: Vec<(u64, &str)> = keys
+        .iter()
+        .map(|key| match crate::profile::long_key_parts(key) {
+            Some((start, total)) => (total, start),
+            None => (key.chars().count() as u64, *key),
+        })
+        .collect();
+    // A cut value shows its length, so only values of one length can look alike.
+    let (needed, alike) = parting_chars(&parts);
+    keys.iter()
+        .enumerate()
+        .map(|(i, key)| {
+            let (total, start) = parts[i];
+            let long = start.len() < key.len();
+            // Only a value that a cut at `max` would make look like another is shown longer.
+            let shown =
+                if needed[i] > max { needed[i].saturating_add(PAST_DIFFERENCE) } else { max };
+            let cut = start.char_indices().nth(shown).map(|(at, _)| at);
+            match (long, cut) {
+                (false, None) => key.to_string(),
+                (false, Some(cut)) => format!("{}… [truncated: {total} chars]", &start[..cut]),
+                (true, cut) => {
+                    let shown_start = &start[..cut.unwrap_or(start.len())];
+                    match alike[i] {
+                        1 => format!("{shown_start}… [truncated: {total} chars]"),
+                        n => format!(
+                            "{shown_start}… [truncated: {total} chars; {n} listed values have \
+                             this start and length]"
+                        ),
+                    }
+                }
+            }
+        })
+        .collect()
+}
+
+/// [`shorten_value_keys`] over listed values of any type: strings shown as it shows them,
+/// others as they are.
+pub fn shorten_value_list<'a>(
+    values: impl IntoIterator<Item = &'a Value>,
+    max: usize,
+) -> Vec<Value> {
+    let values: Vec<&Value> = values.into_iter().collect();
+    let strings: Vec<&str> = values.iter().filter_map(|v| v.as_str()).collect();
+    let mut shown = shorten_value_keys(&strings, max).into_iter();
+    values
+        .into_iter()
+        .map(|v| match v {
+            Value::String(_) => shown.next().map_or_else(|| v.clone(), Value::String),
+            other => other.clone(),
+        })
+        .collect()
+}
+
+/// For texts in groups (`(group, text)`; texts of different groups never look alike), how many
+/// characters of each tell it from every other text of its group (its longest start shared with
+/// one, plus one; 0 for a text alone in its group), and how many texts of its group are the same
+/// text (itself included).
+fn parting_chars(parts: &[(u64, &str)]) -> (Vec<usize>, Vec<usize>) {
+    // The longest start a text shares with any other it shares with a neighbour in sorted order;
+    // the same texts are taken as one (no cut tells them apart).
+    let mut order: Vec<usize> = (0..parts.len()).collect();
+    order.sort_by(|&a, &b| parts[a].cmp(&parts[b]));
+    let runs: Vec<&[usize]> = order.chunk_by(|&a, &b| parts[a] == parts[b]).collect();
+    let mut needed = vec![0usize; parts.len()];
+    let mut alike = vec![1usize; parts.len()];
+    for run in &runs {
+        for &i in *run {
+            alike[i] = run.len();
+        }
+    }
+    for pair in runs.windows(2) {
+        let (a, b) = (pair[0], pair[1]);
+        if parts[a[0]].0 == parts[b[0]].0 {
+            let shared = shared_chars(parts[a[0]].1, parts[b[0]].1) + 1;
+            for &i in a.iter().chain(b) {
+                needed[i] = needed[i].max(shared);
+            }
+        }
+    }
+    (needed, alike)
+}
+
+/// How many characters `a` and `b` share at their start.
+fn shared_chars(a: &str, b: &str) -> usize {
+    a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count()
+}
+
 /// True for characters that must not reach markdown or a prompt raw: control characters (NUL,
 /// newlines, ESC, …), bidirectional and other invisible format controls (U+202E reverses the
 /// text after it), and line/paragraph separators.
@@ -170,6 +269,30 @@ pub fn inline(value: &Value, max_chars: usize) -> String {
     escape_controls(&text)
 }
 
+/// Values as [`inline`] shows each, but strings that a cut at `max_chars` would make look alike
+/// shown a few characters past where they part.
+pub fn inline_list(values: &[Value], max_chars: usize) -> Vec<String> {
+    let texts: Vec<(u64, &str)> =
+        values.iter().filter_map(|v| v.as_str()).map(|t| (0, t)).collect();
+    let (needed, _) = parting_chars(&texts);
+    let mut needed = needed.into_iter();
+    values
+        .iter()
+        .map(|v| match v {
+            Value::String(_) => {
+                let needed = needed.next().unwrap_or(0);
+                let max = if needed > max_chars {
+                    needed.saturating_add(PAST_DIFFERENCE)
+                } else {
+                    max_chars
+                };
+                inline(v, max)
+            }
+            other => inline(other, max_chars),
+        })
+        .collect()
+}
+
 /// What kind of JSON value `value` is, in words for a message ("an array", "a string").
 pub fn json_kind(value: &Value) -> &'static str {
     match value {
@@ -202,6 +325,73 @@ pub fn depth_cut_sentence(cut: usize) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn listed_values_that_differ_never_look_alike() {
+        use crate::profile::value_key;
+        let head = format!("{}{}", "é".repeat(60), "h".repeat(60));
+        // Differ at character 130 (inside the kept start of a long value) and past byte 256.
+        let (a, b) = (
+            format!("{head}0123456789A{}", "z".repeat(300)),
+            format!("{head}0123456789B{}", "z".repeat(300)),
+        );
+        let (c, d) = (format!("{a}tail-1"), format!("{a}tail-2"));
+        // Two values kept whole, one length, apart only at character 121.
+        let (plain, other_plain) = (format!("{head}!xxxxx"), format!("{head}?xxxxx"));
+        let keys: Vec<String> = [&a, &b, &c, &d, &plain, &other_plain]
+            .iter()
+            .map(|v| value_key(v).into_owned())
+            .collect();
+        let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+        let shown = shorten_value_keys(&keys, 100);
+        // a and b show where they part: character 131 (0-based 130), and ten more.
+        let cut = |s: &str| s.split('…').next().expect("start").chars().count();
+        assert_eq!(cut(&shown[0]), 141, "{}", shown[0]);
+        assert!(shown[0].contains("0123456789A") && shown[1].contains("0123456789B"));
+        assert!(shown[0].ends_with("[truncated: 431 chars]"), "{}", shown[0]);
+        // c and d differ only past the kept start and have one length: they say so.
+        assert_eq!(shown[2], shown[3]);
+        assert!(
+            shown[2]
+                .ends_with("[truncated: 437 chars; 2 listed values have this start and length]"),
+            "{}",
+            shown[2]
+        );
+        // Values a cut would have made look alike are shown whole when they are short enough.
+        assert_eq!((&shown[4], &shown[5]), (&plain, &other_plain));
+        // Every pair of different values is shown differently, but for the pair no cut can tell.
+        for i in 0..6 {
+            for j in i + 1..6 {
+                assert!(shown[i] != shown[j] || (i, j) == (2, 3), "{i} {j}");
+            }
+        }
+        // Values that a cut keeps apart are cut as before.
+        let apart = shorten_value_keys(&[&"x".repeat(150), &"y".repeat(150)], 100);
+        assert_eq!(apart[0], format!("{}… [truncated: 150 chars]", "x".repeat(100)));
+        assert_eq!(apart[0], shorten_value_key(&"x".repeat(150), 100));
+        // Shown whole when there is no limit, however alike.
+        let whole = shorten_value_keys(&["ab", "abc"], usize::MAX);
+        assert_eq!(whole, ["ab", "abc"]);
+        // One listed value is shown as it was alone.
+        assert_eq!(shorten_value_keys(&[keys[0]], 100), [shorten_value_key(keys[0], 100)]);
+    }
+
+    #[test]
+    fn inline_lists_show_alike_strings_apart_and_the_same_string_alike() {
+        let (a, b) = (format!("{}A tail", "x".repeat(50)), format!("{}B tail", "x".repeat(50)));
+        let values = [json!(a), json!(b), json!(7), json!("short"), json!("short")];
+        let shown = inline_list(&values, 40);
+        assert_eq!(shown[0], format!("\"{}A tail\"", "x".repeat(50)));
+        assert_eq!(shown[1], format!("\"{}B tail\"", "x".repeat(50)));
+        assert_eq!(shown[2], "7");
+        // The same text twice cannot be told apart: it is not lengthened for that.
+        assert_eq!(shown[3..], ["\"short\"", "\"short\""]);
+        let one = format!("{}A{}", "x".repeat(50), "t".repeat(60));
+        let other = format!("{}B{}", "x".repeat(50), "t".repeat(60));
+        let shown = inline_list(&[json!(one), json!(other)], 40);
+        assert_eq!(shown[0], format!("\"{}A{}…\"", "x".repeat(50), "t".repeat(10)));
+        assert_ne!(shown[0], shown[1]);
+    }
 
     #[test]
     fn long_strings_are_cut_and_marked() {

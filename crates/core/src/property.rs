@@ -244,18 +244,16 @@ fn extend(data: &mut Map<String, Value>, more: Map<String, Value>) {
 }
 
 fn value_list(top: &[ValueCount], whole: u64, limit: usize) -> (Vec<Value>, u64) {
-    let shown: Vec<Value> = top
+    let listed = &top[..limit.min(top.len())];
+    let values = crate::display::shorten_value_list(listed.iter().map(|v| &v.value), 100);
+    let shown: Vec<Value> = listed
         .iter()
-        .take(limit)
-        .map(|v| {
-            let value = match &v.value {
-                Value::String(s) => Value::String(crate::display::shorten_value_key(s, 100)),
-                other => other.clone(),
-            };
+        .zip(values)
+        .map(|(v, value)| {
             json!({"value": value, "count": v.count, "percentage": percent(v.count, whole)})
         })
         .collect();
-    let listed: u64 = top.iter().take(limit).map(|v| v.count).sum();
+    let listed: u64 = listed.iter().map(|v| v.count).sum();
     (shown, whole.saturating_sub(listed))
 }
 

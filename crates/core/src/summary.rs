@@ -6,9 +6,9 @@ use serde_json::{Value, json};
 
 use crate::catalog::{ForeignKey, TableInfo, TableKind};
 use crate::collection::{Collection, CollectionKind};
-use crate::display::inline;
+use crate::display::inline_list;
 use crate::profile::{
-    CollectionProfile, DataType, PathLimit, PropertyProfile, StringFormat, ValueType,
+    CollectionProfile, DataType, PathLimit, PropertyProfile, StringFormat, ValueCount, ValueType,
 };
 
 /// Distinct values up to which a string property lists all of them (seed 000: ≤ 10).
@@ -264,9 +264,9 @@ pub fn summarize_property(p: &PropertyProfile, profile: &CollectionProfile) -> P
         // Only an exact count proves the list complete.
         let complete = strings.distinct <= ENUM_MAX && p.approximate.is_none();
         if complete && data_type == DataType::Single(ValueType::String) {
-            enum_values = Some(strings.top.iter().map(|v| shown_enum_value(&v.value)).collect());
+            enum_values = Some(shown_enum_values(&strings.top));
         } else {
-            samples.extend(strings.top.iter().take(SAMPLES).map(|v| shorten_sample(&v.value)));
+            samples.extend(shown_samples(&strings.top));
         }
     }
     let range = p
@@ -293,9 +293,9 @@ pub fn summarize_property(p: &PropertyProfile, profile: &CollectionProfile) -> P
             && items.data_type() == DataType::Single(ValueType::String)
             && enum_values.is_none()
         {
-            enum_values = Some(strings.top.iter().map(|v| shown_enum_value(&v.value)).collect());
+            enum_values = Some(shown_enum_values(&strings.top));
         } else {
-            samples.extend(strings.top.iter().take(SAMPLES).map(|v| shorten_sample(&v.value)));
+            samples.extend(shown_samples(&strings.top));
         }
     }
     let types = if data_type == DataType::Mixed || p.nulls > 0 {
@@ -353,22 +353,15 @@ fn column_facts(table: &TableInfo, path: &str) -> Option<ColumnFacts> {
     })
 }
 
-/// A counted value as an enumeration lists it: whole, but an over-long string's key as its start
+/// Counted values as an enumeration lists them: whole, but an over-long string's key as its start
 /// and length (never the hash the key carries).
-fn shown_enum_value(value: &Value) -> Value {
-    match value {
-        Value::String(s) if crate::profile::long_key_parts(s).is_some() => {
-            Value::String(crate::display::shorten_value_key(s, usize::MAX))
-        }
-        other => other.clone(),
-    }
+fn shown_enum_values(top: &[ValueCount]) -> Vec<Value> {
+    crate::display::shorten_value_list(top.iter().map(|v| &v.value), usize::MAX)
 }
 
-fn shorten_sample(value: &Value) -> Value {
-    match value {
-        Value::String(s) => Value::String(crate::display::shorten_value_key(s, 60)),
-        other => other.clone(),
-    }
+/// The first counted values as samples show them, shortened.
+fn shown_samples(top: &[ValueCount]) -> Vec<Value> {
+    crate::display::shorten_value_list(top.iter().take(SAMPLES).map(|v| &v.value), 60)
 }
 
 /// A short phrase for a type: `string`, `integer`, `mixed (string, integer)`.
@@ -552,7 +545,7 @@ pub fn describe_line(s: &PropertySummary, samples: bool) -> String {
     }
     let mut facts = Vec::new();
     if let Some(values) = &s.enum_values {
-        facts.push(values.iter().map(|v| inline(v, 40)).collect::<Vec<_>>().join(", "));
+        facts.push(inline_list(values, 40).join(", "));
     } else if let Some(range) = &s.range {
         let show = |v: &Value| match v {
             Value::Number(n) if n.is_f64() => n.as_f64().map_or_else(|| n.to_string(), number),
@@ -569,7 +562,7 @@ pub fn describe_line(s: &PropertySummary, samples: bool) -> String {
     }
     let dated = s.format.is_some_and(StringFormat::is_temporal);
     if samples && !s.samples.is_empty() && !dated {
-        let shown: Vec<String> = s.samples.iter().map(|v| inline(v, 40)).collect();
+        let shown = inline_list(&s.samples, 40);
         facts.push(format!("e.g. {}", shown.join(", ")));
     }
     if facts.is_empty() { format!("({head})") } else { format!("({head}): {}", facts.join("; ")) }

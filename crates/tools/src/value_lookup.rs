@@ -3,7 +3,7 @@
 //! typos). A database is asked whether the value is stored; other sources answer from their
 //! profile's counted values.
 
-use schemascope_core::display::shorten_value_key;
+use schemascope_core::display::{shorten_value_key, shorten_value_keys};
 use schemascope_core::profile::{PropertyProfile, value_key};
 use schemascope_core::value_index::{ColumnValues, ValueIndex};
 use schemascope_core::{Collection, PropertyPath};
@@ -62,7 +62,7 @@ pub(crate) fn lookup(
             let key = value_key(value);
             let found = counted.iter().any(|v| *v == key);
             // Suggested as they are shown: a long one's start and length, not its key.
-            let shown = counted.iter().map(|v| shorten_value_key(v, usize::MAX)).collect();
+            let shown = shorten_value_keys(&counted, usize::MAX);
             let index = ValueIndex::new(vec![ColumnValues {
                 table: String::new(),
                 column: String::new(),

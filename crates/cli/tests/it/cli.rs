@@ -323,3 +323,44 @@ fn strings_past_256_bytes_are_found_listed_and_formatted_whole() {
     let u = serde_json::to_string(&schema).expect("text");
     assert!(u.contains(r#""format":"uri""#), "{u}");
 }
+
+#[test]
+fn long_values_alike_in_their_first_characters_are_listed_apart() {
+    // Log messages share long starts: cut at the usual length, two different messages looked
+    // like one value listed twice with two counts.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("logs.ndjson");
+    let head = format!("Error while processing request {}", "x".repeat(90));
+    let (a, b) = (format!("{head}A{}", "y".repeat(200)), format!("{head}B{}", "y".repeat(200)));
+    let (c, d) = (format!("{}1", "z".repeat(300)), format!("{}2", "z".repeat(300)));
+    let lines: Vec<String> = [&a, &a, &a, &b, &b, &c, &d]
+        .iter()
+        .map(|v| serde_json::json!({ "msg": v }).to_string())
+        .collect();
+    std::fs::write(&path, lines.join("\n") + "\n").expect("write");
+    let file = path.to_str().expect("utf-8");
+
+    let out = schemascope(&["property", file, "msg", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let envelope: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
+    let values = envelope["data"]["values"].as_array().expect("values");
+    let shown: Vec<&str> = values.iter().map(|v| v["value"].as_str().expect("text")).collect();
+    let counts: Vec<u64> = values.iter().map(|v| v["count"].as_u64().expect("count")).collect();
+    assert_eq!(counts, [3, 2, 1, 1]);
+    assert!(shown[0].contains(&format!("{head}Ayyyyyyyyyy…")), "{}", shown[0]);
+    assert!(shown[1].contains(&format!("{head}Byyyyyyyyyy…")), "{}", shown[1]);
+    // The two that differ only past their kept start say that they look alike.
+    for alike in &shown[2..] {
+        assert!(
+            alike.ends_with("[truncated: 301 chars; 2 listed values have this start and length]"),
+            "{alike}"
+        );
+    }
+
+    // The schema section lists them apart too.
+    let out = schemascope(&["describe", file]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains(&format!("\"{head}Ayyyyyyyyyy…\"")), "{text}");
+    assert!(text.contains(&format!("\"{head}Byyyyyyyyyy…\"")), "{text}");
+}
