@@ -58,7 +58,7 @@ pub fn shorten_value_key(key: &str, max: usize) -> String {
     match crate::profile::long_key_parts(key) {
         Some((start, total)) => {
             let cut = start.char_indices().nth(max).map_or(start.len(), |(at, _)| at);
-            format!("{}… [truncated: {total} chars]", &start[..cut])
+            format!("{}{CUT_MARK}{total} chars]", &start[..cut])
         }
         None => shorten_str(key, max).unwrap_or_else(|| key.to_string()),
     }
@@ -83,7 +83,44 @@ pub fn shorten_value_keys(keys: &[&str], max: usize) -> Vec<String> {
         })
         .collect();
     // A cut value shows its length, so only values of one length can look alike.
-    let (needed, alike) = parting_chars(&parts);
+    let (mut needed, alike) = parting_chars(&parts);
+    let mut shown = show_value_keys(keys, &parts, &needed, &alike, max);
+    // A value's own text can read as another's cut form (it may hold `… [truncated: 150
+    // chars]` itself): such pairs are shown past where they part too. A cut form that met
+    // another shares all it shows with it, so each round lengthens it past that; a few rounds
+    // settle any list.
+    for _ in 0..MAX_PARTING_ROUNDS {
+        let mut first = std::collections::HashMap::new();
+        let mut lengthened = false;
+        for (i, text) in shown.iter().enumerate() {
+            let j = *first.entry(text.as_str()).or_insert(i);
+            if parts[i] != parts[j] {
+                let shared = shared_chars(parts[i].1, parts[j].1) + 1;
+                needed[i] = needed[i].max(shared);
+                needed[j] = needed[j].max(shared);
+                lengthened = true;
+            }
+        }
+        if !lengthened {
+            break;
+        }
+        shown = show_value_keys(keys, &parts, &needed, &alike, max);
+    }
+    shown
+}
+
+/// Rounds [`shorten_value_keys`] takes at most to part values that read alike across lengths.
+const MAX_PARTING_ROUNDS: usize = 4;
+
+/// Each of `keys` as [`shorten_value_keys`] shows it: cut at `max` characters, or a few past
+/// `needed` where that is more; `parts` and `alike` as it found them.
+fn show_value_keys(
+    keys: &[&str],
+    parts: &[(u64, &str)],
+    needed: &[usize],
+    alike: &[usize],
+    max: usize,
+) -> Vec<String> {
     keys.iter()
         .enumerate()
         .map(|(i, key)| {
@@ -95,21 +132,24 @@ pub fn shorten_value_keys(keys: &[&str], max: usize) -> Vec<String> {
             let cut = start.char_indices().nth(shown).map(|(at, _)| at);
             match (long, cut) {
                 (false, None) => key.to_string(),
-                (false, Some(cut)) => format!("{}… [truncated: {total} chars]", &start[..cut]),
+                (false, Some(cut)) => format!("{}{CUT_MARK}{total} chars]", &start[..cut]),
                 (true, cut) => {
                     let shown_start = &start[..cut.unwrap_or(start.len())];
                     match alike[i] {
-                        1 => format!("{shown_start}… [truncated: {total} chars]"),
-                        n => format!(
-                            "{shown_start}… [truncated: {total} chars; {n} listed values have \
-                             this start and length]"
-                        ),
+                        1 => format!("{shown_start}{CUT_MARK}{total} chars]"),
+                        n => format!("{shown_start}{CUT_MARK}{total} chars; {n} {ALIKE_NOTE}]"),
                     }
                 }
             }
         })
         .collect()
 }
+
+/// What follows the shown start of a cut value, before its length.
+const CUT_MARK: &str = "… [truncated: ";
+
+/// What a cut value's mark says when other listed values are alike in all that was kept.
+const ALIKE_NOTE: &str = "listed values have this start and length";
 
 /// [`shorten_value_keys`] over listed values of any type: strings shown as it shows them,
 /// others as they are.
@@ -255,22 +295,27 @@ fn shorten_at(value: &Value, limits: &DisplayLimits, cuts: &mut Cuts, depth: usi
 /// A short, single-line rendering of a scalar for prose (`"server"`, `0.45`, `true`), every
 /// hidden control escaped.
 pub fn inline(value: &Value, max_chars: usize) -> String {
-    let text = match value {
+    match value {
         Value::String(s) => {
             let short = match s.char_indices().nth(max_chars) {
                 Some((cut, _)) => format!("{}…", &s[..cut]),
                 None => s.clone(),
             };
-            serde_json::to_string(&short).unwrap_or_default()
+            inline_text(&short)
         }
-        other => other.to_string(),
-    };
+        other => escape_controls(&other.to_string()),
+    }
+}
+
+/// `text` quoted as [`inline`] shows a string.
+fn inline_text(text: &str) -> String {
     // JSON escapes C0 controls but not bidi or other format controls.
-    escape_controls(&text)
+    escape_controls(&serde_json::to_string(text).unwrap_or_default())
 }
 
 /// Values as [`inline`] shows each, but strings that a cut at `max_chars` would make look alike
-/// shown a few characters past where they part.
+/// shown a few characters past where they part, and a value shown cut by
+/// [`shorten_value_keys`] as alike with others keeping that note.
 pub fn inline_list(values: &[Value], max_chars: usize) -> Vec<String> {
     let texts: Vec<(u64, &str)> =
         values.iter().filter_map(|v| v.as_str()).map(|t| (0, t)).collect();
@@ -279,18 +324,30 @@ pub fn inline_list(values: &[Value], max_chars: usize) -> Vec<String> {
     values
         .iter()
         .map(|v| match v {
-            Value::String(_) => {
+            Value::String(text) => {
                 let needed = needed.next().unwrap_or(0);
                 let max = if needed > max_chars {
                     needed.saturating_add(PAST_DIFFERENCE)
                 } else {
                     max_chars
                 };
-                inline(v, max)
+                inline_text(&cut_keeping_note(text, max))
             }
             other => inline(other, max_chars),
         })
         .collect()
+}
+
+/// `text` cut to `max` characters and an ellipsis, but a cut mark that says values are alike is
+/// kept whole after the cut start, and a cut inside a mark shows all of the text.
+fn cut_keeping_note(text: &str, max: usize) -> String {
+    let Some((cut, _)) = text.char_indices().nth(max) else { return text.to_string() };
+    let mark = text.rfind(CUT_MARK).filter(|_| text.ends_with(']'));
+    match mark {
+        Some(at) if cut > at => text.to_string(),
+        Some(at) if text[at..].contains(ALIKE_NOTE) => format!("{}{}", &text[..cut], &text[at..]),
+        _ => format!("{}…", &text[..cut]),
+    }
 }
 
 /// What kind of JSON value `value` is, in words for a message ("an array", "a string").
@@ -391,6 +448,54 @@ mod tests {
         let shown = inline_list(&[json!(one), json!(other)], 40);
         assert_eq!(shown[0], format!("\"{}A{}…\"", "x".repeat(50), "t".repeat(10)));
         assert_ne!(shown[0], shown[1]);
+    }
+
+    #[test]
+    fn a_value_holding_a_cut_mark_never_reads_as_a_cut_value() {
+        // The independent tester's case: a value whose own text is another's cut form, with a
+        // partner of its length that has it shown whole.
+        let cut_one = "x".repeat(150);
+        let literal = format!("{}… [truncated: 150 chars]", "x".repeat(100));
+        let partner = format!("{}}}", &literal[..literal.len() - 1]);
+        let shown = shorten_value_keys(&[&cut_one, &literal, &partner], 100);
+        assert_eq!(shown[1], literal);
+        assert_ne!(shown[0], shown[1]);
+        assert_eq!(shown[0], format!("{}… [truncated: 150 chars]", "x".repeat(111)));
+        // Likewise against a value shown longer because of a third.
+        let (a, b) = (
+            format!("{}A{}", "y".repeat(119), "y".repeat(30)),
+            format!("{}B{}", "y".repeat(119), "y".repeat(30)),
+        );
+        let shown_a = shorten_value_keys(&[&a, &b], 100).remove(0);
+        let literal_a = shown_a.clone();
+        let partner_a = format!("{}}}", &literal_a[..literal_a.len() - 1]);
+        let shown = shorten_value_keys(&[&a, &b, &literal_a, &partner_a], 100);
+        let distinct: std::collections::HashSet<&String> = shown.iter().collect();
+        assert_eq!(distinct.len(), 4, "{shown:#?}");
+    }
+
+    #[test]
+    fn inline_lists_keep_the_note_of_alike_values() {
+        use crate::profile::value_key;
+        let (x, y) = (
+            format!("{}X{}", "a".repeat(256), "z".repeat(29)),
+            format!("{}Y{}", "a".repeat(256), "z".repeat(29)),
+        );
+        let keys = [value_key(&x).into_owned(), value_key(&y).into_owned()];
+        let listed: Vec<Value> = shorten_value_keys(&[&keys[0], &keys[1]], usize::MAX)
+            .into_iter()
+            .map(Value::String)
+            .collect();
+        let inline = inline_list(&listed, 40);
+        let note = "… [truncated: 286 chars; 2 listed values have this start and length]";
+        assert_eq!(inline[0], format!("\"{}{note}\"", "a".repeat(40)));
+        assert_eq!(inline[0], inline[1]);
+        // A cut inside a mark shows the whole text; a plain cut mark is dropped as before.
+        assert_eq!(cut_keeping_note("abc… [truncated: 9 chars]", 5), "abc… [truncated: 9 chars]");
+        assert_eq!(
+            cut_keeping_note(&format!("{}… [truncated: 99 chars]", "b".repeat(50)), 5),
+            "bbbbb…"
+        );
     }
 
     #[test]

@@ -314,8 +314,13 @@ pub fn domain(p: &PropertyProfile, rows: u64) -> Option<String> {
     let mut parts = Vec::new();
     if let Some(s) = &p.strings {
         if (s.distinct as usize) <= DOMAIN_MAX && !s.top.is_empty() {
-            let values: Vec<String> =
-                s.top.iter().map(|v| format!("{} ({})", quoted(&v.value), v.count)).collect();
+            let shown = quoted_list(s.top.iter().map(|v| &v.value));
+            let values: Vec<String> = s
+                .top
+                .iter()
+                .zip(shown)
+                .map(|(v, shown)| format!("{shown} ({})", v.count))
+                .collect();
             parts.push(format!("one of {}", values.join(", ")));
         } else if let (Some(format), Some(min), Some(max)) = (s.format, &s.min, &s.max) {
             if format.is_temporal() {
@@ -324,7 +329,7 @@ pub fn domain(p: &PropertyProfile, rows: u64) -> Option<String> {
                 parts.push(format!("{} values", format.name()));
             }
         } else {
-            let samples: Vec<String> = s.top.iter().take(3).map(|v| quoted(&v.value)).collect();
+            let samples = quoted_list(s.top.iter().take(3).map(|v| &v.value));
             parts.push(format!(
                 "{} distinct texts, {}–{} characters, e.g. {}",
                 s.distinct,
@@ -360,15 +365,26 @@ pub fn domain(p: &PropertyProfile, rows: u64) -> Option<String> {
     Some(parts.join("; "))
 }
 
-fn quoted(value: &Value) -> String {
-    match value {
-        Value::String(s) => format!("'{}'", shorten(s, EXAMPLE_VALUE_CHARS)),
-        other => other.to_string(),
-    }
+/// Counted values quoted as a domain lists them: cut as schemascope_core's lists cut them
+/// (values that differ never read alike, an over-long one by its start and length), control
+/// characters as spaces.
+fn quoted_list<'a>(values: impl IntoIterator<Item = &'a Value>) -> Vec<String> {
+    schemascope_core::display::shorten_value_list(values, EXAMPLE_VALUE_CHARS)
+        .into_iter()
+        .map(|value| match value {
+            Value::String(s) => format!("'{}'", flatten_controls(&s)),
+            other => other.to_string(),
+        })
+        .collect()
+}
+
+/// `text` with control characters as spaces (a domain is one line).
+fn flatten_controls(text: &str) -> String {
+    text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect()
 }
 
 fn shorten(text: &str, max: usize) -> String {
-    let flat: String = text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    let flat = flatten_controls(text);
     if flat.chars().count() <= max {
         flat
     } else {
@@ -473,6 +489,31 @@ mod tests {
             json!({"GenreId": 2, "Name": "Jazz"}),
             json!({"GenreId": 3, "Name": null}),
         ]
+    }
+
+    #[test]
+    fn a_domain_never_lists_two_values_alike() {
+        // Values sharing more than the 40 characters a domain shows, and over-long ones (counted
+        // by their start, length and a hash: never shown).
+        let head = "a".repeat(100);
+        let long = "b".repeat(300);
+        let values =
+            [format!("{head}X1"), format!("{head}X1"), format!("{head}Y2"), format!("{long}1")];
+        let mut builder = ProfileBuilder::new();
+        for v in &values {
+            builder.add_value(&json!({ "v": v }));
+        }
+        let profile = builder.finish(values.len() as u64);
+        let p = profile.property(&"v".parse().expect("path")).expect("v");
+        let text = domain(p, values.len() as u64).expect("domain");
+        assert_eq!(
+            text,
+            format!(
+                "one of '{head}X1' (2), '{head}Y2' (1), '{}… [truncated: 301 chars]' (1)",
+                "b".repeat(40)
+            )
+        );
+        assert!(!text.contains('#'), "{text}");
     }
 
     #[test]

@@ -24,6 +24,9 @@ use crate::services::Services;
 use crate::validation::validate_on_database;
 use schemascope_docs::semantic::Semantic;
 
+/// Characters of a sampled value shown in the pipeline's per-field statistics.
+const SAMPLE_CHARS: usize = 60;
+
 /// Tokens of schema context the pipeline gives the model.
 const SCHEMA_TOKENS: usize = 6_000;
 
@@ -267,13 +270,16 @@ impl DataAccess for ServedData<'_> {
                 continue;
             };
             for p in profile.properties() {
-                let samples: Vec<Value> = p
-                    .strings
-                    .iter()
-                    .flat_map(|s| s.top.iter().take(3))
-                    .chain(p.numbers.iter().flat_map(|n| n.top.iter().take(3)))
-                    .map(|v| v.value.clone())
-                    .collect();
+                // Shown as lists show counted values: an over-long one by its start and length,
+                // never its key's hash.
+                let samples = schemascope_core::display::shorten_value_list(
+                    p.strings
+                        .iter()
+                        .flat_map(|s| s.top.iter().take(3))
+                        .chain(p.numbers.iter().flat_map(|n| n.top.iter().take(3)))
+                        .map(|v| &v.value),
+                    SAMPLE_CHARS,
+                );
                 stats.insert(
                     format!("{table}.{}", p.path),
                     json!({"cardinality": p.distinct, "samples": samples}),
