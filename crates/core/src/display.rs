@@ -314,39 +314,40 @@ fn inline_text(text: &str) -> String {
 }
 
 /// Values as [`inline`] shows each, but strings that a cut at `max_chars` would make look alike
-/// shown a few characters past where they part, and a value shown cut by
-/// [`shorten_value_keys`] as alike with others keeping that note.
+/// shown a few characters past where they part, and values [`shorten_value_keys`] marked as
+/// alike with others (the same text more than once in the list) keeping that mark.
 pub fn inline_list(values: &[Value], max_chars: usize) -> Vec<String> {
     let texts: Vec<(u64, &str)> =
         values.iter().filter_map(|v| v.as_str()).map(|t| (0, t)).collect();
-    let (needed, _) = parting_chars(&texts);
-    let mut needed = needed.into_iter();
+    let (needed, alike) = parting_chars(&texts);
+    let mut parted = needed.into_iter().zip(alike);
     values
         .iter()
         .map(|v| match v {
             Value::String(text) => {
-                let needed = needed.next().unwrap_or(0);
+                let (needed, alike) = parted.next().unwrap_or((0, 1));
                 let max = if needed > max_chars {
                     needed.saturating_add(PAST_DIFFERENCE)
                 } else {
                     max_chars
                 };
-                inline_text(&cut_keeping_note(text, max))
+                inline_text(&cut_keeping_mark(text, max, alike > 1))
             }
             other => inline(other, max_chars),
         })
         .collect()
 }
 
-/// `text` cut to `max` characters and an ellipsis, but a cut mark that says values are alike is
-/// kept whole after the cut start, and a cut inside a mark shows all of the text.
-fn cut_keeping_note(text: &str, max: usize) -> String {
+/// `text` cut to `max` characters and an ellipsis; but for a value listed `alike` with others,
+/// its cut mark (which says so) kept whole after the cut start, or all of it where the cut
+/// would fall inside the mark. Only the list knows a value is alike: a value's own text may end
+/// as a mark does.
+fn cut_keeping_mark(text: &str, max: usize, alike: bool) -> String {
     let Some((cut, _)) = text.char_indices().nth(max) else { return text.to_string() };
-    let mark = text.rfind(CUT_MARK).filter(|_| text.ends_with(']'));
-    match mark {
+    match text.rfind(CUT_MARK).filter(|_| alike && text.ends_with(']')) {
         Some(at) if cut > at => text.to_string(),
-        Some(at) if text[at..].contains(ALIKE_NOTE) => format!("{}{}", &text[..cut], &text[at..]),
-        _ => format!("{}…", &text[..cut]),
+        Some(at) => format!("{}{}", &text[..cut], &text[at..]),
+        None => format!("{}…", &text[..cut]),
     }
 }
 
@@ -490,11 +491,15 @@ mod tests {
         let note = "… [truncated: 286 chars; 2 listed values have this start and length]";
         assert_eq!(inline[0], format!("\"{}{note}\"", "a".repeat(40)));
         assert_eq!(inline[0], inline[1]);
-        // A cut inside a mark shows the whole text; a plain cut mark is dropped as before.
-        assert_eq!(cut_keeping_note("abc… [truncated: 9 chars]", 5), "abc… [truncated: 9 chars]");
+        // A value listed once is cut as any text, whatever it ends with (tester helper-70: its
+        // own text ending as the note read as a group that is not there).
+        let lone = format!("{}{note}", "q".repeat(60));
+        let shown = inline_list(&[json!(lone), json!("c")], 40);
+        assert_eq!(shown[0], format!("\"{}…\"", "q".repeat(40)));
+        // Alike values cut inside their mark are shown whole.
         assert_eq!(
-            cut_keeping_note(&format!("{}… [truncated: 99 chars]", "b".repeat(50)), 5),
-            "bbbbb…"
+            cut_keeping_mark("abc… [truncated: 9 chars; 2 x]", 5, true),
+            "abc… [truncated: 9 chars; 2 x]"
         );
     }
 

@@ -367,12 +367,13 @@ pub fn domain(p: &PropertyProfile, rows: u64) -> Option<String> {
 
 /// Counted values quoted as a domain lists them: cut as schemascope_core's lists cut them
 /// (values that differ never read alike, an over-long one by its start and length), control
-/// characters as spaces.
+/// characters as spaces, quotes doubled.
 fn quoted_list<'a>(values: impl IntoIterator<Item = &'a Value>) -> Vec<String> {
     schemascope_core::display::shorten_value_list(values, EXAMPLE_VALUE_CHARS)
         .into_iter()
         .map(|value| match value {
-            Value::String(s) => format!("'{}'", flatten_controls(&s)),
+            // Quotes doubled as SQL writes them: `a' (2), 'b` is one value, not two.
+            Value::String(s) => format!("'{}'", flatten_controls(&s).replace('\'', "''")),
             other => other.to_string(),
         })
         .collect()
@@ -514,6 +515,14 @@ mod tests {
             )
         );
         assert!(!text.contains('#'), "{text}");
+        // A quote in a value cannot make it read as two (tester helper-70).
+        let mut builder = ProfileBuilder::new();
+        for v in ["a' (2), 'b", "a' (2), 'b"] {
+            builder.add_value(&json!({ "v": v }));
+        }
+        let profile = builder.finish(2);
+        let p = profile.property(&"v".parse().expect("path")).expect("v");
+        assert_eq!(domain(p, 2).as_deref(), Some("one of 'a'' (2), ''b' (2)"));
     }
 
     #[test]
