@@ -2,7 +2,7 @@
 //! few example rows, for people to enrich. Each generated file carries a marker with a hash of its
 //! content, so a caller can overwrite files nobody edited and leave edited ones alone.
 
-use schemascope_core::display::code;
+use schemascope_core::display::{code, escape_controls};
 use schemascope_core::summary::number;
 use schemascope_core::{Catalog, CollectionProfile, PropertyProfile, TableInfo};
 use serde_json::Value;
@@ -367,13 +367,13 @@ pub fn domain(p: &PropertyProfile, rows: u64) -> Option<String> {
 
 /// Counted values quoted as a domain lists them: cut as schemascope_core's lists cut them
 /// (values that differ never read alike, an over-long one by its start and length), control
-/// characters as spaces, quotes doubled.
+/// characters escaped (`\u{000A}`: as spaces, `a\nb` and `a b` read alike), quotes doubled.
 fn quoted_list<'a>(values: impl IntoIterator<Item = &'a Value>) -> Vec<String> {
     schemascope_core::display::shorten_value_list(values, EXAMPLE_VALUE_CHARS)
         .into_iter()
         .map(|value| match value {
             // Quotes doubled as SQL writes them: `a' (2), 'b` is one value, not two.
-            Value::String(s) => format!("'{}'", flatten_controls(&s).replace('\'', "''")),
+            Value::String(s) => format!("'{}'", escape_controls(&s).replace('\'', "''")),
             other => other.to_string(),
         })
         .collect()
@@ -523,6 +523,16 @@ mod tests {
         let profile = builder.finish(2);
         let p = profile.property(&"v".parse().expect("path")).expect("v");
         assert_eq!(domain(p, 2).as_deref(), Some("one of 'a'' (2), ''b' (2)"));
+        let mut builder = ProfileBuilder::new();
+        for v in ["a\nb", "a b"] {
+            builder.add_value(&json!({ "v": v }));
+        }
+        let profile = builder.finish(2);
+        let p = profile.property(&"v".parse().expect("path")).expect("v");
+        assert_eq!(
+            domain(p, 2).as_deref(),
+            Some("one of 'a\\u{000A}b' (1), 'a b' (1); unique per row")
+        );
     }
 
     #[test]
