@@ -49,19 +49,13 @@ pub fn shorten_str(text: &str, max: usize) -> Option<String> {
     let mut chars = text.char_indices();
     let (cut, _) = chars.nth(max)?;
     let total = text.chars().count();
-    Some(format!("{}… [truncated: {total} chars]", &text[..cut]))
+    Some(format!("{}{CUT_MARK}{total} chars]", &text[..cut]))
 }
 
 /// A counted string value (see [`crate::profile::value_key`]) shortened to `max` characters;
 /// the note gives the length of the original string, not of the key it was counted under.
 pub fn shorten_value_key(key: &str, max: usize) -> String {
-    match crate::profile::long_key_parts(key) {
-        Some((start, total)) => {
-            let cut = start.char_indices().nth(max).map_or(start.len(), |(at, _)| at);
-            format!("{}{CUT_MARK}{total} chars]", &start[..cut])
-        }
-        None => shorten_str(key, max).unwrap_or_else(|| key.to_string()),
-    }
+    shorten_value_keys(&[key], max).pop().unwrap_or_default()
 }
 
 /// Characters shown past the first one in which two listed values differ, so the difference is
@@ -431,7 +425,8 @@ mod tests {
         let whole = shorten_value_keys(&["ab", "abc"], usize::MAX);
         assert_eq!(whole, ["ab", "abc"]);
         // One listed value is shown as it was alone.
-        assert_eq!(shorten_value_keys(&[keys[0]], 100), [shorten_value_key(keys[0], 100)]);
+        let alone = format!("{}{}… [truncated: 431 chars]", "é".repeat(60), "h".repeat(40));
+        assert_eq!(shorten_value_keys(&[keys[0]], 100), [alone]);
     }
 
     #[test]

@@ -379,13 +379,8 @@ fn quoted_list<'a>(values: impl IntoIterator<Item = &'a Value>) -> Vec<String> {
         .collect()
 }
 
-/// `text` with control characters as spaces (a domain is one line).
-fn flatten_controls(text: &str) -> String {
-    text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect()
-}
-
 fn shorten(text: &str, max: usize) -> String {
-    let flat = flatten_controls(text);
+    let flat: String = text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
     if flat.chars().count() <= max {
         flat
     } else {
