@@ -21,12 +21,19 @@ reclaims idle page cache would otherwise have each run read a different part fro
   schemascope profile   <bin> profile FILE                         (streamed, default budget)
   duckdb                SUMMARIZE SELECT * FROM read_json(FILE, format='newline_delimited'),
                         SET threads=2, in a fresh Python process (duckdb from pip)
+  duckdb exact          bench/duckdb_exact.py FILE 2 --check=PROFILE: DuckDB computing the
+                        profile's figures exactly (count, distinct, extremes, mean, deviation,
+                        quartiles, text lengths of every leaf path, list elements unnested),
+                        then comparing them with the profile schemascope wrote in the same round:
+                        a figure that differs fails the run (SUMMARIZE estimates distinct counts
+                        and quartiles and reads top-level columns only; --no-exact leaves it out)
   schemascope schema    <bin> schema FILE --json                   (nested only)
   genson-rs             genson-rs --delimiter newline FILE         (nested only; the Rust
                         genson, `cargo install genson-rs --root DIR`, outside the repository)
 
-(--only profile: the first two alone; --only schema: the last two alone, on the nested file)
-and prints medians, the ratios duckdb/schemascope and genson-rs/schemascope, peak RSS and how
+(--only profile: the first three alone; --only schema: the last two alone, on the nested file)
+and prints medians, the ratios duckdb/schemascope, duckdb exact/schemascope and
+genson-rs/schemascope, peak RSS and how
 many properties the profile estimated, then writes DATA_DIR/last-ndjson-bench.json.
 """
 
@@ -145,6 +152,8 @@ def main() -> int:
     ap.add_argument("--schemascope", type=Path, default=None)
     ap.add_argument("--genson-rs", type=Path, default=None)
     ap.add_argument("--duckdb-threads", type=int, default=2)
+    ap.add_argument("--no-exact", action="store_true",
+                    help="leave out DuckDB computing the same figures exactly (bench/duckdb_exact.py)")
     ap.add_argument("--timeout", type=float, default=1800)
     ap.add_argument("--only", choices=["profile", "schema"], default=None,
                     help="run only the profile comparison (schemascope profile, DuckDB) or only the "
@@ -176,6 +185,10 @@ def main() -> int:
         if args.only != "schema":
             tools = {"schemascope profile": [str(binary), "profile", str(path)], "duckdb": duck}
             outs["schemascope profile"] = profile_out
+            if not args.no_exact:
+                # After the profile in every round: it checks the profile that round wrote.
+                tools["duckdb exact"] = [sys.executable, str(BENCH_DIR / "duckdb_exact.py"), str(path),
+                                         str(args.duckdb_threads), f"--check={profile_out}"]
         if kind == "events" and genson_rs is not None and args.only != "profile":
             tools["schemascope schema"] = [str(binary), "schema", str(path), "--json"]
             tools["genson-rs"] = [str(genson_rs), "--delimiter", "newline", str(path)]
@@ -191,6 +204,8 @@ def main() -> int:
             row["properties"] = paths_of(profile_out)
             row["duckdb_ratio"] = summary["duckdb"]["median_s"] / summary["schemascope profile"]["median_s"]
             row["rss_vs_duckdb"] = summary["schemascope profile"]["peak_rss_mb"] / max(summary["duckdb"]["peak_rss_mb"], 1)
+        if "duckdb exact" in summary:
+            row["duckdb_exact_ratio"] = summary["duckdb exact"]["median_s"] / summary["schemascope profile"]["median_s"]
         if "genson-rs" in summary:
             row["genson_rs_ratio"] = summary["genson-rs"]["median_s"] / summary["schemascope schema"]["median_s"]
         results.append(row)
@@ -206,6 +221,17 @@ def main() -> int:
               f"{t['duckdb']['median_s']:.2f} | **{r['duckdb_ratio']:.2f}×** | {t['schemascope profile']['peak_rss_mb']:.0f} MB | "
               f"{t['duckdb']['peak_rss_mb']:.0f} MB | {r['estimated_properties']} of {r['properties']} | "
               f"{r['load_before']} → {r['load_after']} |")
+    exact = [r for r in results if "duckdb_exact_ratio" in r]
+    if exact:
+        print("\nDuckDB computing the same figures exactly (and agreeing with the profile: a run that "
+              "disagrees fails):\n")
+        print("| data | records | schemascope s | DuckDB exact s | DuckDB exact / schemascope | DuckDB exact RSS |")
+        print("|---|---|---|---|---|---|")
+        for r in exact:
+            t = r["tools"]
+            print(f"| {r['data']} | {r['records']:,} | {t['schemascope profile']['median_s']:.2f} | "
+                  f"{t['duckdb exact']['median_s']:.2f} | **{r['duckdb_exact_ratio']:.2f}×** | "
+                  f"{t['duckdb exact']['peak_rss_mb']:.0f} MB |")
     for r in results:
         if "genson_rs_ratio" in r:
             t = r["tools"]
