@@ -74,6 +74,47 @@ fn northwind_pushdown_profiles_equal_the_in_memory_profiles_with_views_and_blobs
     common::assert_pushdown_matches_memory(&db);
 }
 
+/// SQLite's `length()` stops at a text's first NUL; the profile's lengths count every
+/// character, as the in-memory profile of the same values does (and as the values shown are
+/// read, whole).
+#[test]
+fn texts_holding_nuls_are_measured_whole_as_in_memory() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("nuls.sqlite");
+    let connection = rusqlite::Connection::open(&path).expect("create");
+    connection
+        .execute_batch("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT, anything)")
+        .expect("table");
+    let rows: [(&str, rusqlite::types::Value); 7] = [
+        ("ab\0cd", rusqlite::types::Value::Integer(7)),
+        ("ab\0ce\0", rusqlite::types::Value::Text("x\0yz".into())),
+        ("é\0ü€😀", rusqlite::types::Value::Real(2.5)),
+        ("\0", rusqlite::types::Value::Blob(vec![0, 1, 2])),
+        ("abc", rusqlite::types::Value::Null),
+        ("日本", rusqlite::types::Value::Text("plain".into())),
+        ("ab", rusqlite::types::Value::Text("\0\0\0\0\0\0\0\0\0\0\0\0".into())),
+    ];
+    for (body, anything) in rows {
+        connection
+            .execute(
+                "INSERT INTO notes (body, anything) VALUES (?1, ?2)",
+                rusqlite::params![body, anything],
+            )
+            .expect("insert");
+    }
+    drop(connection);
+    let db = SqliteDatabase::open(&path).expect("open");
+    common::assert_pushdown_matches_memory(&db);
+    let catalog = db.catalog().expect("catalog");
+    let table = catalog.tables.iter().find(|t| t.name == "notes").expect("notes");
+    let profile = schemascope_sources::sql::pushdown::profile_table(&db, table).expect("profile");
+    let body = profile
+        .property(&schemascope_core::PropertyPath::root().child("body"))
+        .and_then(|p| p.strings.as_ref().map(|s| (s.min_length, s.max_length)))
+        .expect("body's lengths");
+    assert_eq!(body, (1, 6), "\\0 alone is one character; ab\\0ce\\0 is six");
+}
+
 #[test]
 fn histograms_counted_in_sqlite_equal_those_counted_in_memory() {
     let db = SqliteDatabase::open(&chinook()).expect("open");

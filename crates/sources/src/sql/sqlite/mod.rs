@@ -1,9 +1,11 @@
 //! SQLite through `rusqlite` (bundled): a small pool of read-only connections, each with
 //! `query_only` on, the engine's authorizer as the gate on what a statement may do
 //! (`gate.rs`), limits on value sizes, guards on the functions whose one call could
-//! outlast the deadline (`guards.rs`), a statement deadline enforced by the progress
-//! handler, and a process-wide heap limit.
+//! outlast the deadline (`guards.rs`), a text length that counts past NULs for profiles
+//! (`char_length.rs`), a statement deadline enforced by the progress handler, and a
+//! process-wide heap limit.
 
+mod char_length;
 pub mod create;
 mod gate;
 mod guards;
@@ -78,7 +80,8 @@ pub struct SqliteDatabase {
     digest: std::sync::Mutex<Option<(Vec<FileStamp>, String)>>,
     pool: Pool<Pooled>,
     callables: Arc<Callables>,
-    /// The function names the authorizer lets through (from `callables`).
+    /// The function names the authorizer lets through: `callables`', and the profile's own
+    /// character count (`char_length.rs`).
     allowed: Arc<std::collections::HashSet<String>>,
 }
 
@@ -137,13 +140,16 @@ fn connect(
     let (listed, allowed) = match allowed {
         Some(allowed) => (None, Arc::clone(allowed)),
         None => {
-            let (callables, names) = gate::function_list(&connection)?;
+            let (callables, mut names) = gate::function_list(&connection)?;
+            // The profile's own function: allowed by the gate, unknown to the validator.
+            names.insert(char_length::CHAR_LENGTH.into());
             let allowed = Arc::new(names.clone());
             (Some((callables, names)), allowed)
         }
     };
     // After the function list was read, so that it shows the engine's own flags.
     guards::install(&connection)?;
+    char_length::install(&connection)?;
     let gate = gate::install(&mut connection, allowed)?;
     Ok((Pooled { connection, deadline_ms, cancelled, epoch, gate }, listed))
 }

@@ -37,7 +37,7 @@ impl EngineSql for SqliteSql {
     }
 
     fn length(&self, expr: &str) -> String {
-        format!("length({expr})")
+        super::char_length::length_sql(expr)
     }
 
     fn as_float(&self, expr: &str) -> String {
