@@ -166,3 +166,45 @@ fn a_value_of_every_type_reads_as_the_mariadb_client_shows_it() {
     let catalog = db.catalog().expect("catalog");
     crate::common::assert_table_matches_memory(&db, catalog.table("every_type").expect("table"));
 }
+
+/// Zero dates (`0000-00-00`, `2010-00-00`) among hundreds of real dates, in a column too varied
+/// for its values to be listed: profiled inside the server, the column is what its rows say —
+/// counts, distinct values, lengths and the format counts, which leave the zero dates out.
+#[test]
+fn zero_dates_in_a_large_date_column_are_profiled_as_their_rows_say() {
+    let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_MARIADB") else {
+        eprintln!(
+            "SCHEMASCOPE_TEST_MARIADB is not set: run through scripts/test to test against MariaDB"
+        );
+        return;
+    };
+    let owner = owner_uri(&uri);
+    let table = "
+CREATE OR REPLACE TABLE zero_dates (id INT PRIMARY KEY AUTO_INCREMENT, d DATE, dt DATETIME(3), ts TIMESTAMP NULL);
+SET SESSION sql_mode = '';
+INSERT INTO zero_dates (d, dt, ts) SELECT DATE_ADD('2000-01-01', INTERVAL seq DAY),
+  DATE_ADD('2000-01-01 00:00:00.123', INTERVAL seq HOUR), FROM_UNIXTIME(seq * 86400) FROM seq_1_to_400;
+INSERT INTO zero_dates (d, dt, ts) VALUES ('0000-00-00', '0000-00-00 00:00:00', '0000-00-00 00:00:00'),
+  ('0000-00-00', '0000-00-00 00:00:00', '0000-00-00 00:00:00'), ('2010-00-00', '2010-00-00 00:00:00', NULL),
+  ('2030-05-00', '2030-05-00 12:00:00', NULL), (NULL, NULL, NULL);
+";
+    if client(&owner, &[], table).is_none() {
+        eprintln!("the mariadb client is not installed (scripts/mariadb installs it)");
+        return;
+    }
+    let db = MySqlDatabase::connect(&owner).expect("connect");
+    let catalog = db.catalog().expect("catalog");
+    let info = catalog.table("zero_dates").expect("table");
+    crate::common::assert_table_matches_memory(&db, info);
+    let profile = schemascope_sources::sql::pushdown::profile_table(&db, info).expect("profile");
+    for (column, dates, distinct) in [("d", 400, 403), ("dt", 400, 403), ("ts", 400, 401)] {
+        let strings = profile
+            .property(&schemascope_core::PropertyPath::root().child(column))
+            .and_then(|p| p.strings.as_ref())
+            .expect("strings");
+        assert_eq!(strings.distinct, distinct, "{column}");
+        let formats: u64 = strings.format_counts.iter().map(|(_, n)| n).sum();
+        assert_eq!(formats, dates, "{column}: only the 400 real dates have a date's format");
+        assert_eq!(strings.format, None, "{column}: not every value is a date");
+    }
+}
