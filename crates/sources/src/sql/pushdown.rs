@@ -7,7 +7,7 @@
 //! JSON (see [`super::rows`] for that mapping), value for value: tests compare the two. Each
 //! column is read through a *JSON view* — the expression that gives its value as schemascope
 //! shows it (PostgreSQL: `bigint`, `float8`, `boolean` or `text`; SQLite: the stored value, with
-//! blobs as `<blob: N bytes>`) — so both paths see the same values.
+//! blobs as `<blob: N bytes, sha256 H>`) — so both paths see the same values.
 //!
 //! One statement scans the table for every column's counts; columns with numbers add one for
 //! their spread and quartiles and, with few distinct values, their top values; columns with

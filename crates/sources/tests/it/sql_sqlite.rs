@@ -74,30 +74,38 @@ fn northwind_pushdown_profiles_equal_the_in_memory_profiles_with_views_and_blobs
     common::assert_pushdown_matches_memory(&db);
 }
 
-/// SQLite's `length()` stops at a text's first NUL; the profile's lengths count every
-/// character, as the in-memory profile of the same values does (and as the values shown are
-/// read, whole).
+/// Texts holding NULs or bytes that are not UTF-8, and blobs, in columns of every storage
+/// class: the pushdown profile is the in-memory profile of the rows as read — lengths in
+/// characters of the text as read (SQLite's `length()` stops at a NUL and counts bad bytes its
+/// own way), blobs described by size and digest, so different blobs count as different values.
 #[test]
-fn texts_holding_nuls_are_measured_whole_as_in_memory() {
+fn texts_with_nuls_or_bad_bytes_and_blobs_are_profiled_as_read() {
+    use rusqlite::types::Value as V;
     let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("nuls.sqlite");
+    let path = dir.path().join("odd.sqlite");
     let connection = rusqlite::Connection::open(&path).expect("create");
     connection
         .execute_batch("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT, anything)")
         .expect("table");
-    let rows: [(&str, rusqlite::types::Value); 7] = [
-        ("ab\0cd", rusqlite::types::Value::Integer(7)),
-        ("ab\0ce\0", rusqlite::types::Value::Text("x\0yz".into())),
-        ("é\0ü€😀", rusqlite::types::Value::Real(2.5)),
-        ("\0", rusqlite::types::Value::Blob(vec![0, 1, 2])),
-        ("abc", rusqlite::types::Value::Null),
-        ("日本", rusqlite::types::Value::Text("plain".into())),
-        ("ab", rusqlite::types::Value::Text("\0\0\0\0\0\0\0\0\0\0\0\0".into())),
+    let rows: [(V, V); 10] = [
+        (V::Text("ab\0cd".into()), V::Integer(7)),
+        (V::Text("ab\0ce\0".into()), V::Text("x\0yz".into())),
+        (V::Text("é\0ü€😀".into()), V::Real(2.5)),
+        (V::Text("\0".into()), V::Blob(vec![0, 1, 2])),
+        (V::Text("abc".into()), V::Null),
+        (V::Text("日本".into()), V::Blob(vec![0, 1, 3])),
+        (V::Text("ab".into()), V::Blob(vec![0, 1, 2])),
+        (V::Blob(vec![0xed, 0xa0, 0x80, b'z']), V::Text("<blob: 3 bytes>".into())),
+        (V::Blob(vec![0xff]), V::Blob(Vec::new())),
+        // Twice, so that no two texts not UTF-8 tie on their count: ties are listed in the order
+        // of their bytes in SQLite and of their text as read in memory.
+        (V::Blob(vec![0xff]), V::Null),
     ];
     for (body, anything) in rows {
+        // A blob bound to `body` is stored as text holding its bytes (not UTF-8 here).
         connection
             .execute(
-                "INSERT INTO notes (body, anything) VALUES (?1, ?2)",
+                "INSERT INTO notes (body, anything) VALUES (CASE WHEN typeof(?1) = 'blob' THEN CAST(?1 AS TEXT) ELSE ?1 END, ?2)",
                 rusqlite::params![body, anything],
             )
             .expect("insert");
@@ -108,11 +116,23 @@ fn texts_holding_nuls_are_measured_whole_as_in_memory() {
     let catalog = db.catalog().expect("catalog");
     let table = catalog.tables.iter().find(|t| t.name == "notes").expect("notes");
     let profile = schemascope_sources::sql::pushdown::profile_table(&db, table).expect("profile");
-    let body = profile
-        .property(&schemascope_core::PropertyPath::root().child("body"))
-        .and_then(|p| p.strings.as_ref().map(|s| (s.min_length, s.max_length)))
-        .expect("body's lengths");
-    assert_eq!(body, (1, 6), "\\0 alone is one character; ab\\0ce\\0 is six");
+    let strings = |column: &str| {
+        profile
+            .property(&schemascope_core::PropertyPath::root().child(column))
+            .and_then(|p| p.strings.clone())
+            .expect("strings")
+    };
+    let body = strings("body");
+    assert_eq!(
+        (body.min_length, body.max_length),
+        (1, 6),
+        "\\0 alone is one character; ab\\0ce\\0 six"
+    );
+    assert_eq!(body.distinct, 9);
+    // A text, two different blobs of 3 bytes (one of them twice), an empty blob and a text like
+    // the old blob description: five strings.
+    let anything = strings("anything");
+    assert_eq!(anything.distinct, 5, "{:?}", anything.top);
 }
 
 #[test]

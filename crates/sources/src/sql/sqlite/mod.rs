@@ -1,16 +1,16 @@
 //! SQLite through `rusqlite` (bundled): a small pool of read-only connections, each with
 //! `query_only` on, the engine's authorizer as the gate on what a statement may do
 //! (`gate.rs`), limits on value sizes, guards on the functions whose one call could
-//! outlast the deadline (`guards.rs`), a text length that counts past NULs for profiles
-//! (`char_length.rs`), a statement deadline enforced by the progress handler, and a
-//! process-wide heap limit.
+//! outlast the deadline (`guards.rs`), values read as text the same way in rows and in the
+//! profile's statements (`value_text.rs`), a statement deadline enforced by the progress
+//! handler, and a process-wide heap limit.
 
-mod char_length;
 pub mod create;
 mod gate;
 mod guards;
 mod pushdown;
 mod quartiles;
+mod value_text;
 
 pub(crate) use self::pushdown::SqliteSql;
 
@@ -81,7 +81,7 @@ pub struct SqliteDatabase {
     pool: Pool<Pooled>,
     callables: Arc<Callables>,
     /// The function names the authorizer lets through: `callables`', and the profile's own
-    /// character count (`char_length.rs`).
+    /// (`value_text.rs`).
     allowed: Arc<std::collections::HashSet<String>>,
 }
 
@@ -141,15 +141,15 @@ fn connect(
         Some(allowed) => (None, Arc::clone(allowed)),
         None => {
             let (callables, mut names) = gate::function_list(&connection)?;
-            // The profile's own function: allowed by the gate, unknown to the validator.
-            names.insert(char_length::CHAR_LENGTH.into());
+            // The profile's own functions: allowed by the gate, unknown to the validator.
+            names.extend([value_text::CHAR_LENGTH, value_text::BLOB_DESCRIPTION].map(String::from));
             let allowed = Arc::new(names.clone());
             (Some((callables, names)), allowed)
         }
     };
     // After the function list was read, so that it shows the engine's own flags.
     guards::install(&connection)?;
-    char_length::install(&connection)?;
+    value_text::install(&connection)?;
     let gate = gate::install(&mut connection, allowed)?;
     Ok((Pooled { connection, deadline_ms, cancelled, epoch, gate }, listed))
 }
@@ -396,8 +396,8 @@ fn read(value: ValueRef<'_>) -> SqlValue {
         ValueRef::Null => SqlValue::Null,
         ValueRef::Integer(i) => SqlValue::Integer(i),
         ValueRef::Real(f) => SqlValue::Real(f),
-        ValueRef::Text(t) => SqlValue::Text(String::from_utf8_lossy(t).into_owned()),
-        ValueRef::Blob(b) => SqlValue::Text(format!("<blob: {} bytes>", b.len())),
+        ValueRef::Text(t) => SqlValue::Text(value_text::decoded(t).into_owned()),
+        ValueRef::Blob(b) => SqlValue::Text(value_text::blob_description(b)),
     }
 }
 

@@ -24,12 +24,7 @@ impl EngineSql for SqliteSql {
         _: &mut Vec<String>,
         _: &mut Vec<usize>,
     ) -> (String, ValueClass) {
-        (
-            format!(
-                "CASE WHEN typeof({quoted}) = 'blob' THEN '<blob: ' || length({quoted}) || ' bytes>' ELSE {quoted} END"
-            ),
-            ValueClass::Dynamic,
-        )
+        (super::value_text::view_sql(quoted), ValueClass::Dynamic)
     }
 
     fn spread_and_quartiles(&self, column: &NumberColumn<'_>) -> Result<Spread, SourceError> {
@@ -37,7 +32,7 @@ impl EngineSql for SqliteSql {
     }
 
     fn length(&self, expr: &str) -> String {
-        super::char_length::length_sql(expr)
+        super::value_text::length_sql(expr)
     }
 
     fn as_float(&self, expr: &str) -> String {
