@@ -52,8 +52,9 @@ const FETCHED_BYTES: u64 = 64 << 20;
 /// 250,000 distinct ones (was 10,000); past it, over the first rows, said to be a sample, with no
 /// format claimed but a date or time type's checked on its extremes; the earliest and latest
 /// text times are compared as instants. 5: `email` is an RFC 5321 mailbox checked by hand (a
-/// domain of any characters but `@` counted before).
-pub const PROFILE_RULES: u32 = 5;
+/// domain of any characters but `@` counted before). 6: SQLite texts measured whole (past NULs,
+/// and bytes that are not UTF-8 as shown), blobs read as `<blob: N bytes, sha256 H>`.
+pub const PROFILE_RULES: u32 = 6;
 
 /// How a column's values appear as JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
