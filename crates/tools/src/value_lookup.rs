@@ -3,7 +3,7 @@
 //! typos). A database is asked whether the value is stored; other sources answer from their
 //! profile's counted values.
 
-use schemascope_core::display::{shorten_value_key, shorten_value_keys};
+use schemascope_core::display::{escape_controls, shorten_value_key, shorten_value_keys};
 use schemascope_core::profile::{PropertyProfile, value_key};
 use schemascope_core::value_index::{ColumnValues, ValueIndex};
 use schemascope_core::{Collection, PropertyPath};
@@ -78,7 +78,8 @@ pub(crate) fn lookup(
     let closest: Vec<String> = closest.into_iter().filter(|c| c != value && *c != itself).collect();
     let approximate_undercount =
         profile.and_then(|p| p.approximate).and_then(|a| a.count_undercount);
-    let quoted = |v: &str| format!("'{v}'");
+    // Controls escaped: NULs or tabs printed as they are read as spaces or nothing in a sentence.
+    let quoted = |v: &str| format!("'{}'", escape_controls(v));
     let sentence = match stored {
         Some(true) => format!("{} is a stored value of {path}.", quoted(value)),
         Some(false) => format!("No item has {path} = {}.", quoted(value)),

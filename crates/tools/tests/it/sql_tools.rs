@@ -196,6 +196,42 @@ fn find_items_on_a_table_explains_what_to_use_instead() {
     assert!(result.message.contains("database table"), "{}", result.message);
 }
 
+/// A looked-up value holding controls is written with them escaped in the sentence (three NULs
+/// read as three spaces there), and exactly in the data.
+#[test]
+fn a_looked_up_value_with_controls_is_told_apart_from_spaces() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("controls.sqlite");
+    let db = rusqlite::Connection::open(&path).expect("create");
+    db.execute_batch("CREATE TABLE t (s TEXT)").expect("table");
+    for value in ["\0\0\0", "   ", "a\tb"] {
+        db.execute("INSERT INTO t VALUES (?1)", [value]).expect("insert");
+    }
+    drop(db);
+    let registry = registry(&[&format!("controls={}", path.display())]);
+    let looked = |value: &str| {
+        describe_property(
+            &registry,
+            DescribePropertyParams {
+                source: Some("controls".into()),
+                collection: table("t"),
+                property: "s".into(),
+                value: Some(value.into()),
+                ..Default::default()
+            },
+        )
+    };
+    let nuls = looked("\0\0\0");
+    assert!(
+        nuls.message.contains("'\\u{0000}\\u{0000}\\u{0000}' is a stored value of s"),
+        "{}",
+        nuls.message
+    );
+    assert_eq!(nuls.data["valueLookup"]["value"], "\0\0\0");
+    let tab = looked("a\tc");
+    assert!(tab.message.contains("No item has s = 'a\\u{0009}c'"), "{}", tab.message);
+}
+
 #[test]
 fn large_tables_are_sampled_from_a_pool_without_reading_every_row() {
     let dir = tempfile::tempdir().expect("tempdir");
