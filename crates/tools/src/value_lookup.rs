@@ -8,7 +8,7 @@ use schemascope_core::profile::{PropertyProfile, value_key};
 use schemascope_core::value_index::{ColumnValues, ValueIndex};
 use schemascope_core::{Collection, PropertyPath};
 use schemascope_sources::Source;
-use schemascope_sources::sql::SqlValue;
+use schemascope_sources::sql::{SqlValue, shown_value_predicate};
 use serde_json::{Value, json};
 
 use crate::result::ToolError;
@@ -34,14 +34,10 @@ pub(crate) fn lookup(
     let (stored, closest) = match (column, &source.database) {
         (Some((table, column)), Some(database)) => {
             let dialect = database.dialect();
-            let quoted = dialect.quote(column);
-            // ClickHouse compares no number with a string: the column's text is compared, as
-            // the value was written.
-            let compared = dialect.rules().compared_with_text(&quoted);
+            let predicate = shown_value_predicate(dialect, &dialect.quote(column), value);
             let sql = format!(
-                "SELECT 1 FROM {} WHERE {compared} = {} LIMIT 1",
-                dialect.quote_table(&table.name),
-                dialect.param(1)
+                "SELECT 1 FROM {} WHERE {predicate} LIMIT 1",
+                dialect.quote_table(&table.name)
             );
             let rows = database.query(&sql, &[SqlValue::Text(value.to_string())])?;
             let closest = value_index_of(docs, source)

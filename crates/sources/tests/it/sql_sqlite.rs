@@ -135,6 +135,36 @@ fn texts_with_nuls_or_bad_bytes_and_blobs_are_profiled_as_read() {
     assert_eq!(anything.distinct, 5, "{:?}", anything.top);
 }
 
+/// A view calling a function of the application that made the file cannot be compiled here:
+/// it is listed with no columns and the reason, and the file's other tables are read as ever.
+#[test]
+fn a_view_that_cannot_be_compiled_leaves_the_other_tables_readable() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("app.sqlite");
+    let connection = rusqlite::Connection::open(&path).expect("create");
+    connection
+        .execute_batch(
+            "CREATE TABLE b (id INTEGER PRIMARY KEY, v TEXT); INSERT INTO b (v) VALUES ('x'), ('y');
+             CREATE VIEW shown AS SELECT app_format(v) AS f FROM b;
+             CREATE VIEW plain AS SELECT v FROM b;",
+        )
+        .expect("fill");
+    drop(connection);
+    let db = SqliteDatabase::open(&path).expect("open");
+    let catalog = db.catalog().expect("catalog");
+    let names: Vec<&str> = catalog.tables.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["b", "plain", "shown"]);
+    let shown = catalog.table("shown").expect("listed");
+    assert!(shown.columns.is_empty());
+    assert!(
+        shown.comment.as_deref().is_some_and(|c| c.contains("no such function: app_format")),
+        "{shown:?}"
+    );
+    assert_eq!(catalog.table("plain").and_then(|t| t.row_count), Some(2));
+    let rows = db.query("SELECT count(*) FROM b", &[]).expect("the table reads");
+    assert_eq!(rows[0][0].as_count(), 2);
+}
+
 #[test]
 fn histograms_counted_in_sqlite_equal_those_counted_in_memory() {
     let db = SqliteDatabase::open(&chinook()).expect("open");

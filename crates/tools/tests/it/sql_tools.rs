@@ -232,6 +232,53 @@ fn a_looked_up_value_with_controls_is_told_apart_from_spaces() {
     assert!(tab.message.contains("No item has s = 'a\\u{0009}c'"), "{}", tab.message);
 }
 
+/// A blob is found by the description it is listed as; a text merely like one is not, and a
+/// number column still finds a number written as text.
+#[test]
+fn a_blob_is_looked_up_by_the_description_it_is_listed_as() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("blobs.sqlite");
+    let db = rusqlite::Connection::open(&path).expect("create");
+    db.execute_batch(
+        "CREATE TABLE t (b, n INTEGER); INSERT INTO t VALUES (x'736f6d65', 5), ('plain', 6)",
+    )
+    .expect("fill");
+    drop(db);
+    let registry = registry(&[&format!("blobs={}", path.display())]);
+    let looked = |property: &str, value: &str| {
+        let data = ok(describe_property(
+            &registry,
+            DescribePropertyParams {
+                source: Some("blobs".into()),
+                collection: table("t"),
+                property: property.into(),
+                value: Some(value.into()),
+                ..Default::default()
+            },
+        ));
+        data["valueLookup"]["stored"].clone()
+    };
+    let listed = ok(describe_property(
+        &registry,
+        DescribePropertyParams {
+            source: Some("blobs".into()),
+            collection: table("t"),
+            property: "b".into(),
+            ..Default::default()
+        },
+    ));
+    let described = "<blob: 4 bytes, sha256 a6b46dd0d1ae5e86>";
+    assert!(
+        listed["values"].as_array().expect("values").iter().any(|v| v["value"] == described),
+        "{listed}"
+    );
+    assert_eq!(looked("b", described), true);
+    assert_eq!(looked("b", "<blob: 4 bytes, sha256 0000000000000000>"), false);
+    assert_eq!(looked("b", "plain"), true);
+    assert_eq!(looked("n", "5"), true);
+    assert_eq!(looked("n", "7"), false);
+}
+
 #[test]
 fn large_tables_are_sampled_from_a_pool_without_reading_every_row() {
     let dir = tempfile::tempdir().expect("tempdir");

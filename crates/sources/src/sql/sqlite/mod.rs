@@ -13,6 +13,7 @@ mod quartiles;
 mod value_text;
 
 pub(crate) use self::pushdown::SqliteSql;
+pub(crate) use self::value_text::{blob_or_equal, reads_as_blob};
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -401,6 +402,29 @@ fn read(value: ValueRef<'_>) -> SqlValue {
     }
 }
 
+/// A view that cannot be read here, listed with no columns and the engine's reason as its
+/// comment.
+fn unreadable_view(name: String, error: &SourceError) -> TableInfo {
+    let reason = match error {
+        SourceError::Statement { message, .. } | SourceError::Database { message, .. } => {
+            message.clone()
+        }
+        other => other.to_string(),
+    };
+    TableInfo {
+        name,
+        kind: TableKind::View,
+        columns: Vec::new(),
+        primary_key: Vec::new(),
+        foreign_keys: Vec::new(),
+        row_count: None,
+        row_count_estimated: false,
+        comment: Some(format!(
+            "This view cannot be read here ({reason}): SQLite compiles a view when it is used, and this one needs what the file lacks, such as a function of the application that made it"
+        )),
+    }
+}
+
 /// What the file system says of a file: identity, size and last change (a rewrite or a write
 /// moves one of them, `ctime` even when `mtime` is set back).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -509,14 +533,25 @@ impl Database for SqliteDatabase {
         for row in relations {
             let kind =
                 if row[1].as_str() == Some("view") { TableKind::View } else { TableKind::Table };
-            let mut table = self.table_info(&text(&row[0]), kind)?;
-            // Counting a SQLite table walks its b-tree without reading rows: cheap enough to do now.
-            let counted = self.query(
-                &format!("SELECT COUNT(*) FROM {}", Dialect::Sqlite.quote(&table.name)),
-                &[],
-            )?;
-            table.row_count = counted.first().map(|r| r[0].as_count());
-            tables.push(table);
+            let name = text(&row[0]);
+            let read = self.table_info(&name, kind).and_then(|mut table| {
+                // Counting a SQLite table walks its b-tree without reading rows: cheap enough
+                // to do now.
+                let counted = self.query(
+                    &format!("SELECT COUNT(*) FROM {}", Dialect::Sqlite.quote(&table.name)),
+                    &[],
+                )?;
+                table.row_count = counted.first().map(|r| r[0].as_count());
+                Ok(table)
+            });
+            match read {
+                Ok(table) => tables.push(table),
+                // A view is compiled when it is read: one calling a function of the application
+                // that made the file (or a table since dropped) cannot be, and must not take the
+                // file's other tables with it. It is listed, saying why it has no columns.
+                Err(error) if kind == TableKind::View => tables.push(unreadable_view(name, &error)),
+                Err(error) => return Err(error),
+            }
         }
         // A foreign key declared without columns references the other table's primary key.
         let keys: Vec<(String, Vec<String>)> =

@@ -26,11 +26,27 @@ pub(crate) fn decoded(bytes: &[u8]) -> Cow<'_, str> {
     String::from_utf8_lossy(bytes)
 }
 
+/// How a blob's description starts.
+const BLOB_START: &str = "<blob: ";
+
 /// A blob as read: `<blob: N bytes, sha256 H>` with the first 16 hex digits of its SHA-256.
 pub(crate) fn blob_description(bytes: &[u8]) -> String {
     let digest = sha2::Sha256::digest(bytes);
     let head: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
-    format!("<blob: {} bytes, sha256 {head}>", bytes.len())
+    format!("{BLOB_START}{} bytes, sha256 {head}>", bytes.len())
+}
+
+/// Whether `value` may be a blob's description (and not only a text).
+pub(crate) fn reads_as_blob(value: &str) -> bool {
+    value.starts_with(BLOB_START)
+}
+
+/// The predicate "column `quoted` holds the value `param`, a text or a blob it describes"; the
+/// plain comparison keeps the column's affinity (a number column finds `'5'`).
+pub(crate) fn blob_or_equal(quoted: &str, param: &str) -> String {
+    format!(
+        "({quoted} = {param} OR (typeof({quoted}) = 'blob' AND {BLOB_DESCRIPTION}({quoted}) = {param}))"
+    )
 }
 
 /// The characters of [`decoded`]`(bytes)`, without making it.
