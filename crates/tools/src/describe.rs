@@ -134,11 +134,15 @@ fn not_profiled(collections: &[std::sync::Arc<schemascope_core::Collection>]) ->
 }
 
 /// " Profiles not ready: …" naming the tables whose profile is not ready and where each stands,
-/// or "" when every profile is ready.
+/// then " Profiles that could not be computed: …" naming those that failed for a cause that
+/// would only repeat (asking again would not help), or "" when every profile is ready.
 fn pending_profiles(collections: &[std::sync::Arc<schemascope_core::Collection>]) -> String {
-    let pending: Vec<String> = collections
+    let (failed, pending): (Vec<_>, Vec<_>) = collections
         .iter()
         .filter(|c| c.profile_pending())
+        .partition(|c| c.profile_state() == schemascope_core::ProfileState::Failed);
+    let pending: Vec<String> = pending
+        .iter()
         .map(|c| {
             let done = c.profile_progress().partial.map_or(0, |p| p.properties().len());
             let columns = c.table().map_or(0, |t| t.columns.len());
@@ -149,18 +153,31 @@ fn pending_profiles(collections: &[std::sync::Arc<schemascope_core::Collection>]
             )
         })
         .collect();
-    if pending.is_empty() {
-        return String::new();
+    let failed: Vec<String> = failed.iter().map(|c| format!("`{}`", c.name())).collect();
+    let mut out = String::new();
+    if !pending.is_empty() {
+        out.push_str(&format!(
+            " Profiles not ready, shown as far as known (the catalog, and the columns profiled so far; ask again for the rest): {}.",
+            listed_names(pending)
+        ));
     }
-    let more = pending.len().saturating_sub(LISTED_SIZES);
-    let mut pending: Vec<String> = pending.into_iter().take(LISTED_SIZES).collect();
+    if !failed.is_empty() {
+        out.push_str(&format!(
+            " Profiles that could not be computed (each table's `profile.error` says why), shown as far as known: {}.",
+            listed_names(failed)
+        ));
+    }
+    out
+}
+
+/// `names` joined, the first [`LISTED_SIZES`] and how many more.
+fn listed_names(names: Vec<String>) -> String {
+    let more = names.len().saturating_sub(LISTED_SIZES);
+    let mut names: Vec<String> = names.into_iter().take(LISTED_SIZES).collect();
     if more > 0 {
-        pending.push(format!("and {more} more"));
+        names.push(format!("and {more} more"));
     }
-    format!(
-        " Profiles not ready, shown as far as known (the catalog, and the columns profiled so far; ask again for the rest): {}.",
-        pending.join(", ")
-    )
+    names.join(", ")
 }
 
 /// The note a markdown schema carries when the last reload failed: what it shows is the data

@@ -63,6 +63,22 @@ fn run(services: &Services, params: &DescribePropertyParams) -> Result<ToolResul
         limit: Ceiling::Limit.admit_usize(params.limit, 20)?.clamp(1, MAX_LIMIT),
         bins,
     };
+    // A table the database cannot read here (a SQLite view calling a function of the
+    // application that made the file) has no columns to look in: saying a property is not
+    // found there would be a guess.
+    if let Some(table) = collection.table()
+        && table.columns.is_empty()
+        // With no columns, computing its profile only asks the database for the relation.
+        && let Some(error) = {
+            collection.profile();
+            collection.profile_error()
+        }
+    {
+        return Err(ToolError::ProfileFailed(format!(
+            "`{}` cannot be read here ({error}), so what its columns hold is not known",
+            collection.name()
+        )));
+    }
     // A table not profiled yet: profile just this column, inside the database.
     let column_profile =
         match (collection.table(), &source.database, collection.profile_ready(), path.last_key()) {

@@ -130,6 +130,10 @@ pub enum ToolError {
     /// background past the server's patience; the message says how far it is.
     #[error("{0}")]
     ProfilePending(String),
+    /// A database table's profile, which the call needs whole, failed for a cause that would
+    /// only repeat (the table cannot be read here, a statement timed out); the message says why.
+    #[error("{0}")]
+    ProfileFailed(String),
     /// A source failed to load.
     #[error(transparent)]
     Source(#[from] schemascope_sources::SourceError),
@@ -168,6 +172,7 @@ impl ToolError {
             Self::NoValues(_) => "no_values",
             Self::SourceUnavailable(_) => "source_unavailable",
             Self::ProfilePending(_) => "profile_pending",
+            Self::ProfileFailed(_) => "profile_failed",
             Self::Storage(_) => "storage_error",
             Self::Core(schemascope_core::CoreError::InvalidSelector { .. }) => "invalid_selector",
             Self::Core(schemascope_core::CoreError::InvalidPath { .. }) => "invalid_path",

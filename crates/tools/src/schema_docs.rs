@@ -911,13 +911,19 @@ fn run_generate(docs: &Docs, params: &GenerateDocsParams) -> Result<ToolResult, 
             (_, Some(c)) if c.table().is_none() => {
                 c.items().take(EXAMPLE_ROWS).filter_map(|item| c.parse_item(&item).ok()).collect()
             }
-            (Some(db), _) => rows::first_rows(&**db, table, EXAMPLE_ROWS)?,
+            // A table that cannot be read (a SQLite view calling a function of the application
+            // that made the file) has no examples; its doc says why from the catalog.
+            (Some(db), _) => rows::first_rows(&**db, table, EXAMPLE_ROWS).unwrap_or_default(),
             (None, _) => Vec::new(),
         };
         examples.insert(table.name.clone(), rows);
     }
     let files = generate_docs(&catalog, source.name(), |table| TableData {
-        profile: source.collection(&table.name).map(|c| c.profile()),
+        // A profile that failed counts no rows: the docs say nothing of them rather than 0.
+        profile: source
+            .collection(&table.name)
+            .filter(|c| c.profile_error().is_none())
+            .map(|c| c.profile()),
         examples: examples.get(&table.name).map_or(&[], Vec::as_slice),
     });
     let confined = ConfinedDir::new(&dir, docs.follow_links()).map_err(|e| {

@@ -293,13 +293,14 @@ pub trait Database: Send + Sync + fmt::Debug {
 
 /// The predicate "column `quoted` holds `value`" as schemascope shows values, `value` being
 /// parameter 1: the column's text where the engine compares no number with a string
-/// (ClickHouse), and in SQLite a blob by the description it is shown as
-/// (`sqlite/value_text.rs`) — asked for only where the value reads as one, so a lookup of any
-/// other value still uses the column's index.
+/// (ClickHouse); in SQLite also a number equal to it, for a column without a numeric affinity
+/// (a text is compared with a number there only as a text), and a blob by the description it
+/// is shown as (`sqlite/value_text.rs`) — each asked for only where the value reads as one, so
+/// a lookup still uses the column's index.
 pub fn shown_value_predicate(dialect: Dialect, quoted: &str, value: &str) -> String {
     let param = dialect.param(1);
     match dialect {
-        Dialect::Sqlite if sqlite::reads_as_blob(value) => sqlite::blob_or_equal(quoted, &param),
+        Dialect::Sqlite => sqlite::shown_value_predicate(quoted, &param, value),
         _ => format!("{} = {param}", dialect.rules().compared_with_text(quoted)),
     }
 }

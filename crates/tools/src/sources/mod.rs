@@ -186,6 +186,13 @@ impl Sources {
             self.await_profiles(source, std::slice::from_ref(shared));
         }
         collection.profile_ready().ok_or_else(|| {
+            if collection.profile_state() == schemascope_core::ProfileState::Failed {
+                let why = collection.profile_error().unwrap_or_default();
+                return ToolError::ProfileFailed(format!(
+                    "the profile of table `{}` could not be computed ({why}); describe_schema shows what is known of it",
+                    collection.name()
+                ));
+            }
             let progress = collection.profile_progress();
             let done = progress.partial.as_ref().map_or(0, |p| p.properties().len());
             let columns = collection.table().map_or(0, |t| t.columns.len());

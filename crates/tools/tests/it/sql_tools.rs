@@ -232,15 +232,16 @@ fn a_looked_up_value_with_controls_is_told_apart_from_spaces() {
     assert!(tab.message.contains("No item has s = 'a\\u{0009}c'"), "{}", tab.message);
 }
 
-/// A blob is found by the description it is listed as; a text merely like one is not, and a
-/// number column still finds a number written as text.
+/// A blob is found by the description it is listed as; a text merely like one is not; a number
+/// written as text is found in a number column, and in a column without a type (where SQLite
+/// compares a text with a number as texts).
 #[test]
 fn a_blob_is_looked_up_by_the_description_it_is_listed_as() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("blobs.sqlite");
     let db = rusqlite::Connection::open(&path).expect("create");
     db.execute_batch(
-        "CREATE TABLE t (b, n INTEGER); INSERT INTO t VALUES (x'736f6d65', 5), ('plain', 6)",
+        "CREATE TABLE t (b, n INTEGER, u); INSERT INTO t VALUES (x'736f6d65', 5, 7), ('plain', 6, 8.5);",
     )
     .expect("fill");
     drop(db);
@@ -277,6 +278,68 @@ fn a_blob_is_looked_up_by_the_description_it_is_listed_as() {
     assert_eq!(looked("b", "plain"), true);
     assert_eq!(looked("n", "5"), true);
     assert_eq!(looked("n", "7"), false);
+    for (value, stored) in [("7", true), ("8.5", true), ("7.0", true), ("9", false), ("abc", false)]
+    {
+        assert_eq!(looked("u", value), stored, "{value}");
+    }
+}
+
+/// A SQLite view that cannot be compiled here (it calls a function of the application that
+/// made the file) is no false fact anywhere: looking in it is an error saying why, its schema
+/// is "failed", not "try again", and generated docs cover the file, the view without a row
+/// count.
+#[test]
+fn a_view_that_cannot_be_read_is_said_so_by_every_tool() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("app.sqlite");
+    let db = rusqlite::Connection::open(&path).expect("create");
+    db.execute_batch(
+        "CREATE TABLE b (id INTEGER PRIMARY KEY, v TEXT); INSERT INTO b (v) VALUES ('x');
+         CREATE VIEW shown AS SELECT app_format(v) AS f FROM b;",
+    )
+    .expect("fill");
+    drop(db);
+    let registry = registry(&[&format!("app={}", path.display())]);
+    let property = describe_property(
+        &registry,
+        DescribePropertyParams {
+            source: Some("app".into()),
+            collection: table("shown"),
+            property: "f".into(),
+            ..Default::default()
+        },
+    );
+    assert!(!property.success);
+    assert_eq!(property.data["error"], "profile_failed", "{}", property.message);
+    assert!(property.message.contains("no such function: app_format"), "{}", property.message);
+    let schema = query_schema(
+        &registry,
+        QuerySchemaParams {
+            source: Some("app".into()),
+            collection: table("shown"),
+            ..Default::default()
+        },
+    );
+    assert_eq!(schema.data["error"], "profile_failed", "{}", schema.message);
+    let described = ok(describe_schema(
+        &registry.sources,
+        DescribeSchemaParams { source: Some("app".into()), ..Default::default() },
+    ));
+    assert!(described.to_string().contains("no such function: app_format"), "{described}");
+    let docs = tempfile::tempdir().expect("docs");
+    ok(generate_schema_docs(
+        &registry.docs,
+        GenerateDocsParams {
+            source: Some("app".into()),
+            dir: Some(docs.path().display().to_string()),
+            force: false,
+        },
+    ));
+    let view = std::fs::read_to_string(docs.path().join("shown.md")).expect("the view's doc");
+    assert!(view.contains("no such function: app_format"), "{view}");
+    assert!(!view.contains("rows when these docs were generated"), "{view}");
+    let table_doc = std::fs::read_to_string(docs.path().join("b.md")).expect("the table's doc");
+    assert!(table_doc.contains("1 rows when these docs were generated"), "{table_doc}");
 }
 
 #[test]

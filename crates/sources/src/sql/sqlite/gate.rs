@@ -135,6 +135,10 @@ pub(crate) fn install(
             }
             AuthAction::Pragma { pragma_name, .. } => format!("PRAGMA {pragma_name}"),
             AuthAction::Attach { .. } => "ATTACH".to_string(),
+            // A virtual table's module (rtree) prepares writes to its own tables on connecting.
+            AuthAction::Insert { table_name }
+            | AuthAction::Delete { table_name }
+            | AuthAction::Update { table_name, .. } => format!("writing to {table_name}"),
             other => format!("{other:?}"),
         };
         *lock(&state.denied) = Some(refusal);
@@ -180,9 +184,9 @@ mod tests {
             ("PRAGMA query_only = 0", "PRAGMA query_only"),
             ("PRAGMA user_version", "PRAGMA user_version"),
             ("ATTACH ':memory:' AS x", "ATTACH"),
-            ("INSERT INTO t VALUES (2)", "Insert"),
-            ("DELETE FROM t", "Delete"),
-            ("CREATE TEMP TABLE u (b)", "Insert"),
+            ("INSERT INTO t VALUES (2)", "writing to t"),
+            ("DELETE FROM t", "writing to t"),
+            ("CREATE TEMP TABLE u (b)", "writing to sqlite_temp_master"),
             ("BEGIN", "Transaction"),
         ] {
             let error = connection.prepare(sql).map(|_| ()).expect_err(sql).to_string();

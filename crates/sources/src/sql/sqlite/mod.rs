@@ -13,7 +13,7 @@ mod quartiles;
 mod value_text;
 
 pub(crate) use self::pushdown::SqliteSql;
-pub(crate) use self::value_text::{blob_or_equal, reads_as_blob};
+pub(crate) use self::value_text::shown_value_predicate;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -327,7 +327,9 @@ impl SqliteDatabase {
         let mut primary: Vec<(i64, String)> = Vec::new();
         let mut columns = Vec::new();
         for row in self.query(
-            "SELECT name, type, \"notnull\", pk FROM pragma_table_info(?1) ORDER BY cid",
+            // `table_xinfo` lists generated columns too (`hidden` 2 and 3), which `table_info`
+            // leaves out; a virtual table's hidden columns (1) are not its data.
+            "SELECT name, type, \"notnull\", pk FROM pragma_table_xinfo(?1) WHERE hidden <> 1 ORDER BY cid",
             &name_param,
         )? {
             let column = text(&row[0]);
@@ -402,9 +404,9 @@ fn read(value: ValueRef<'_>) -> SqlValue {
     }
 }
 
-/// A view that cannot be read here, listed with no columns and the engine's reason as its
-/// comment.
-fn unreadable_view(name: String, error: &SourceError) -> TableInfo {
+/// A table or view that cannot be read here, listed with no columns and the engine's reason
+/// as its comment.
+fn unreadable(name: String, kind: TableKind, error: &SourceError) -> TableInfo {
     let reason = match error {
         SourceError::Statement { message, .. } | SourceError::Database { message, .. } => {
             message.clone()
@@ -413,17 +415,18 @@ fn unreadable_view(name: String, error: &SourceError) -> TableInfo {
     };
     TableInfo {
         name,
-        kind: TableKind::View,
+        kind,
         columns: Vec::new(),
         primary_key: Vec::new(),
         foreign_keys: Vec::new(),
         row_count: None,
         row_count_estimated: false,
-        comment: Some(format!(
-            "This view cannot be read here ({reason}): SQLite compiles a view when it is used, and this one needs what the file lacks, such as a function of the application that made it"
-        )),
+        comment: Some(format!("{UNREADABLE}: {reason}")),
     }
 }
+
+/// How the comment of a table or view that cannot be read here starts.
+pub(crate) const UNREADABLE: &str = "Cannot be read here";
 
 /// What the file system says of a file: identity, size and last change (a rewrite or a write
 /// moves one of them, `ctime` even when `mtime` is set back).
@@ -544,14 +547,11 @@ impl Database for SqliteDatabase {
                 table.row_count = counted.first().map(|r| r[0].as_count());
                 Ok(table)
             });
-            match read {
-                Ok(table) => tables.push(table),
-                // A view is compiled when it is read: one calling a function of the application
-                // that made the file (or a table since dropped) cannot be, and must not take the
-                // file's other tables with it. It is listed, saying why it has no columns.
-                Err(error) if kind == TableKind::View => tables.push(unreadable_view(name, &error)),
-                Err(error) => return Err(error),
-            }
+            // A view is compiled when it is read, a virtual table connected to its module: one
+            // calling a function of the application that made the file, over a table since
+            // dropped, or of a module this build lacks cannot be, and must not take the file's
+            // other tables with it. It is listed, saying why it has no columns.
+            tables.push(read.unwrap_or_else(|error| unreadable(name, kind, &error)));
         }
         // A foreign key declared without columns references the other table's primary key.
         let keys: Vec<(String, Vec<String>)> =

@@ -36,17 +36,33 @@ pub(crate) fn blob_description(bytes: &[u8]) -> String {
     format!("{BLOB_START}{} bytes, sha256 {head}>", bytes.len())
 }
 
-/// Whether `value` may be a blob's description (and not only a text).
-pub(crate) fn reads_as_blob(value: &str) -> bool {
-    value.starts_with(BLOB_START)
+/// The predicate "column `quoted` holds the value `param` (whose text is `value`)": the plain
+/// comparison, which keeps the column's affinity (an INTEGER column finds `'5'`); where `value`
+/// is a number, the number too (a column without numeric affinity compares `'5'` with 5 as
+/// texts, unequal); where it reads as a blob's description, the blobs by theirs.
+pub(crate) fn shown_value_predicate(quoted: &str, param: &str, value: &str) -> String {
+    let mut alternatives = vec![format!("{quoted} = {param}")];
+    if let Some(number) = number_literal(value) {
+        alternatives.push(format!("{quoted} = {number}"));
+    }
+    if value.starts_with(BLOB_START) {
+        alternatives.push(format!(
+            "(typeof({quoted}) = 'blob' AND {BLOB_DESCRIPTION}({quoted}) = {param})"
+        ));
+    }
+    format!("({})", alternatives.join(" OR "))
 }
 
-/// The predicate "column `quoted` holds the value `param`, a text or a blob it describes"; the
-/// plain comparison keeps the column's affinity (a number column finds `'5'`).
-pub(crate) fn blob_or_equal(quoted: &str, param: &str) -> String {
-    format!(
-        "({quoted} = {param} OR (typeof({quoted}) = 'blob' AND {BLOB_DESCRIPTION}({quoted}) = {param}))"
-    )
+/// `value` as a SQL number literal, when it is a finite number: an integer as itself, another
+/// number as the shortest decimal that reads back as its double.
+fn number_literal(value: &str) -> Option<String> {
+    let value = value.trim();
+    if let Ok(integer) = value.parse::<i64>() {
+        return Some(integer.to_string());
+    }
+    let number = value.parse::<f64>().ok().filter(|n| n.is_finite())?;
+    // `{:?}` never writes `inf` or `NaN` here, and writes an exponent SQLite reads (`1e300`).
+    Some(format!("{number:?}"))
 }
 
 /// The characters of [`decoded`]`(bytes)`, without making it.
