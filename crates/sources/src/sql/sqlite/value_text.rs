@@ -6,7 +6,9 @@
 //! SQLite's own `length()` stops at a text's first NUL (`length('ab' || char(0) || 'cd')` is 2)
 //! and counts invalid UTF-8 its own way, so the profile's statements measure texts with
 //! [`CHAR_LENGTH`], which counts the characters of the text as it is read here; and describe
-//! blobs with [`BLOB_DESCRIPTION`], the same description rows get.
+//! blobs with [`BLOB_DESCRIPTION`], the same description rows get. A value lookup compares a
+//! value as it is shown too ([`shown_value_predicate`]): a blob by its description, a number
+//! as a number.
 
 use std::borrow::Cow;
 
