@@ -550,8 +550,15 @@ impl Database for SqliteDatabase {
             // A view is compiled when it is read, a virtual table connected to its module: one
             // calling a function of the application that made the file, over a table since
             // dropped, or of a module this build lacks cannot be, and must not take the file's
-            // other tables with it. It is listed, saying why it has no columns.
-            tables.push(read.unwrap_or_else(|error| unreadable(name, kind, &error)));
+            // other tables with it. It is listed, saying why it has no columns. An error that
+            // may pass (busy, a timeout) fails the catalog as before, to be read again.
+            match read {
+                Ok(table) => tables.push(table),
+                Err(error) if matches!(error.class(), ErrorClass::Syntax | ErrorClass::Refused) => {
+                    tables.push(unreadable(name, kind, &error));
+                }
+                Err(error) => return Err(error),
+            }
         }
         // A foreign key declared without columns references the other table's primary key.
         let keys: Vec<(String, Vec<String>)> =
