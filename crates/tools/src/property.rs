@@ -65,19 +65,10 @@ fn run(services: &Services, params: &DescribePropertyParams) -> Result<ToolResul
     };
     // A table the database cannot read here (a SQLite view calling a function of the
     // application that made the file) has no columns to look in: saying a property is not
-    // found there would be a guess.
-    if let Some(table) = collection.table()
-        && table.columns.is_empty()
-        // With no columns, computing its profile only asks the database for the relation.
-        && let Some(error) = {
-            collection.profile();
-            collection.profile_error()
-        }
-    {
-        return Err(ToolError::ProfileFailed(format!(
-            "`{}` cannot be read here ({error}), so what its columns hold is not known",
-            collection.name()
-        )));
+    // found there would be a guess. With no columns its profile only asks the database for the
+    // relation, and a failed one answers why.
+    if collection.table().is_some_and(|t| t.columns.is_empty()) {
+        services.sources.ready_profile(&source, collection)?;
     }
     // A table not profiled yet: profile just this column, inside the database.
     let column_profile =

@@ -8,7 +8,7 @@ use schemascope_core::profile::{PropertyProfile, value_key};
 use schemascope_core::value_index::{ColumnValues, ValueIndex};
 use schemascope_core::{Collection, PropertyPath};
 use schemascope_sources::Source;
-use schemascope_sources::sql::{SqlValue, shown_value_predicate};
+use schemascope_sources::sql::SqlValue;
 use serde_json::{Value, json};
 
 use crate::result::ToolError;
@@ -34,7 +34,7 @@ pub(crate) fn lookup(
     let (stored, closest) = match (column, &source.database) {
         (Some((table, column)), Some(database)) => {
             let dialect = database.dialect();
-            let predicate = shown_value_predicate(dialect, &dialect.quote(column), value);
+            let predicate = database.shown_value_predicate(&dialect.quote(column), value);
             let sql = format!(
                 "SELECT 1 FROM {} WHERE {predicate} LIMIT 1",
                 dialect.quote_table(&table.name)

@@ -195,6 +195,17 @@ pub trait Database: Send + Sync + fmt::Debug {
     /// The dialect, for the SQL written against it.
     fn dialect(&self) -> Dialect;
 
+    /// The predicate "column `quoted` holds `value`" as schemascope shows values, `value` being
+    /// parameter 1: by default the column's text where the engine compares no number with a
+    /// string (ClickHouse), else the column; an engine whose values are shown otherwise than
+    /// stored says how they compare (SQLite: a number in a column without numeric affinity, a
+    /// blob by its description).
+    fn shown_value_predicate(&self, quoted: &str, value: &str) -> String {
+        let _ = value;
+        let dialect = self.dialect();
+        format!("{} = {}", dialect.rules().compared_with_text(quoted), dialect.param(1))
+    }
+
     /// Where the database is, for messages (a path, or a URI without its password).
     fn location(&self) -> &str;
 
@@ -288,20 +299,6 @@ pub trait Database: Send + Sync + fmt::Debug {
     /// ([`STATEMENT_TIMEOUT_MS`]).
     fn query(&self, sql: &str, params: &[SqlValue]) -> Result<Rows, SourceError> {
         self.query_with_timeout(sql, params, STATEMENT_TIMEOUT_MS)
-    }
-}
-
-/// The predicate "column `quoted` holds `value`" as schemascope shows values, `value` being
-/// parameter 1: the column's text where the engine compares no number with a string
-/// (ClickHouse); in SQLite also a number equal to it, for a column without a numeric affinity
-/// (a text is compared with a number there only as a text), and a blob by the description it
-/// is shown as (`sqlite/value_text.rs`) — each asked for only where the value reads as one, so
-/// a lookup still uses the column's index.
-pub fn shown_value_predicate(dialect: Dialect, quoted: &str, value: &str) -> String {
-    let param = dialect.param(1);
-    match dialect {
-        Dialect::Sqlite => sqlite::shown_value_predicate(quoted, &param, value),
-        _ => format!("{} = {param}", dialect.rules().compared_with_text(quoted)),
     }
 }
 

@@ -13,7 +13,6 @@ mod quartiles;
 mod value_text;
 
 pub(crate) use self::pushdown::SqliteSql;
-pub(crate) use self::value_text::shown_value_predicate;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -421,12 +420,9 @@ fn unreadable(name: String, kind: TableKind, error: &SourceError) -> TableInfo {
         foreign_keys: Vec::new(),
         row_count: None,
         row_count_estimated: false,
-        comment: Some(format!("{UNREADABLE}: {reason}")),
+        comment: Some(format!("Cannot be read here: {reason}")),
     }
 }
-
-/// How the comment of a table or view that cannot be read here starts.
-pub(crate) const UNREADABLE: &str = "Cannot be read here";
 
 /// What the file system says of a file: identity, size and last change (a rewrite or a write
 /// moves one of them, `ctime` even when `mtime` is set back).
@@ -521,6 +517,10 @@ impl Database for SqliteDatabase {
 
     fn dialect(&self) -> Dialect {
         Dialect::Sqlite
+    }
+
+    fn shown_value_predicate(&self, quoted: &str, value: &str) -> String {
+        value_text::shown_value_predicate(quoted, &Dialect::Sqlite.param(1), value)
     }
 
     fn location(&self) -> &str {
