@@ -642,22 +642,42 @@ fn streamed_schema(
     Ok(Some(tools::query_schema_streamed(&streamed, Some(!no_example))))
 }
 
-fn finish(result: &ToolResult, output: &Output, view: View) -> ExitCode {
-    finish_as(result, output, view, SeeTheRest::NarrowTheRequest)
+/// Runs tool `name` with `params` through the tool table, the one path every surface takes: the
+/// same argument checks, ceilings, data age and result cap as over MCP, so the CLI shows what a
+/// model would get.
+fn call(
+    services: &Services,
+    name: &str,
+    params: impl serde::Serialize,
+    output: &Output,
+) -> ToolResult {
+    services.set_max_result_bytes(
+        output.max_result_bytes.unwrap_or(tools::cap::DEFAULT_MAX_RESULT_BYTES),
+    );
+    let arguments = match serde_json::to_value(params) {
+        Ok(arguments) => arguments,
+        // Plain structs of options, strings and JSON values always write.
+        Err(error) => {
+            return ToolResult::failed(
+                format!("Invalid arguments for `{name}`: {error}"),
+                json!({"error": "invalid_params"}),
+            );
+        }
+    };
+    tools::tool_table::call_tool(services, tools::Caller::User, name, arguments)
 }
 
-/// [`finish`] for a tool whose cut answer says how to see the rest with `see_the_rest`.
-fn finish_as(
-    result: &ToolResult,
-    output: &Output,
-    view: View,
-    see_the_rest: SeeTheRest,
-) -> ExitCode {
-    // The same cap as the MCP and HTTP surfaces, so the CLI shows what a model would get.
-    let result = &result.clone().capped_as(
-        output.max_result_bytes.unwrap_or(schemascope_tools::cap::DEFAULT_MAX_RESULT_BYTES),
+/// `result`, answered by a command that is not a tool of the table, within the cap the table
+/// would put on it.
+fn capped(result: ToolResult, output: &Output, see_the_rest: SeeTheRest) -> ToolResult {
+    result.capped_as(
+        output.max_result_bytes.unwrap_or(tools::cap::DEFAULT_MAX_RESULT_BYTES),
         see_the_rest,
-    );
+    )
+}
+
+/// Prints a tool's answer (capped already) and gives the exit code its success says.
+fn finish(result: &ToolResult, output: &Output, view: View) -> ExitCode {
     if output.json {
         println!("{}", serde_json::to_string_pretty(result).unwrap_or_default());
     } else {
@@ -847,11 +867,9 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             let (services, name) = profiled_source(&source)?;
             // People read the markdown; `--json` alone gives the structured summary.
             let format = (markdown || !output.json).then_some(tools::SchemaFormat::Markdown);
-            let result = tools::describe_schema(
-                &services.sources,
-                tools::DescribeSchemaParams { source: Some(name), collection, format, max_tokens },
-            );
-            finish(&result, &output, View::Describe)
+            let params =
+                tools::DescribeSchemaParams { source: Some(name), collection, format, max_tokens };
+            finish(&call(&services, "describe_schema", params, &output), &output, View::Describe)
         }
         Command::Sample {
             source,
@@ -879,7 +897,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
                 max_string_length: None,
                 record_name: record,
             };
-            finish(&tools::sample_data(&services.sources, params), &output, View::Data)
+            finish(&call(&services, "sample_data", params, &output), &output, View::Data)
         }
         Command::Property { source, property, collection, record, limit, bins, value, output } => {
             let (services, name) = profiled_source(&source)?;
@@ -892,10 +910,12 @@ fn dispatch(command: Command) -> Result<ExitCode> {
                 bins,
                 value,
             };
-            finish(&tools::describe_property(&services, params), &output, View::Data)
+            finish(&call(&services, "describe_property", params, &output), &output, View::Data)
         }
         Command::Schema { source, target, no_example, live, output } => {
             if let Some(result) = streamed_schema(&source, target.as_deref(), &live, no_example)? {
+                // Answered without a source loaded, so without the table's call.
+                let result = capped(result, &output, SeeTheRest::NarrowTheRequest);
                 return Ok(finish(&result, &output, View::Schema));
             }
             let (services, name) = profiled_source(&source)?;
@@ -907,7 +927,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
                 samples: live.samples,
                 window_ms: live.window_ms,
             };
-            finish(&tools::query_schema(&services, params), &output, View::Schema)
+            finish(&call(&services, "query_schema", params, &output), &output, View::Schema)
         }
         Command::Validate { source, target, value, live, output } => {
             let (services, name) = one_source(&source)?;
@@ -920,7 +940,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
                 samples: live.samples,
                 window_ms: live.window_ms,
             };
-            let result = tools::validate_value(&services, params);
+            let result = call(&services, "validate_value", params, &output);
             let code = finish(&result, &output, View::Data);
             if result.success && result.data["valid"] == json!(false) {
                 ExitCode::from(2)
@@ -931,7 +951,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
         Command::Find { source, selector, collection, limit, output } => {
             let (services, name) = one_source(&source)?;
             let params = tools::FindItemsParams { source: Some(name), selector, collection, limit };
-            finish(&tools::find_items(&services.sources, params), &output, View::Find)
+            finish(&call(&services, "find_items", params, &output), &output, View::Find)
         }
         Command::Sources { sources, output } => {
             let services = services_for(&sources)?;
@@ -940,15 +960,17 @@ fn dispatch(command: Command) -> Result<ExitCode> {
                 1 => services.sources.names().into_iter().next(),
                 _ => None,
             };
-            let listed = tools::list_sources(&services, tools::ListSourcesParams { source });
-            finish_as(&listed, &output, View::Data, tools::tool_table::see_the_rest("list_sources"))
+            let listed =
+                call(&services, "list_sources", tools::ListSourcesParams { source }, &output);
+            finish(&listed, &output, View::Data)
         }
         Command::Tools { sources, definitions, tools: chosen, llm, output } => {
             let services = services_for(&sources)?;
             llm.apply(&services)?;
             services.choose_tools(chosen_tools(chosen.as_deref())?);
             let view = if definitions { View::Data } else { View::Tools };
-            finish(&tools::tool_table::tool_list(&services, definitions), &output, view)
+            let list = tools::tool_table::tool_list(&services, definitions);
+            finish(&capped(list, &output, SeeTheRest::RaiseTheCap), &output, view)
         }
         Command::Profile { source, json: _ } => profile(&source)?,
         Command::Serve {
@@ -1073,19 +1095,16 @@ fn dispatch(command: Command) -> Result<ExitCode> {
         Command::SearchDocs { source, question, top_k, retrieval, output } => {
             let (services, name) = one_source(&source)?;
             retrieval.apply(&services)?;
-            let result = tools::search_schema_docs(
-                &services.docs,
-                tools::SearchSchemaDocsParams { source: Some(name), question, top_k },
-            );
+            let params = tools::SearchSchemaDocsParams { source: Some(name), question, top_k };
+            let result = call(&services, "search_schema_docs", params, &output);
             finish(&result, &output, View::Data)
         }
         Command::Context { source, question, max_tokens, top_k, retrieval, output } => {
             let (services, name) = one_source(&source)?;
             retrieval.apply(&services)?;
-            let result = tools::get_schema_context(
-                &services.docs,
-                tools::GetSchemaContextParams { source: Some(name), question, max_tokens, top_k },
-            );
+            let params =
+                tools::GetSchemaContextParams { source: Some(name), question, max_tokens, top_k };
+            let result = call(&services, "get_schema_context", params, &output);
             finish(&result, &output, View::Context)
         }
         Command::Ask { source, question, history, trace_json, llm, retrieval, output } => {
@@ -1105,10 +1124,8 @@ fn dispatch(command: Command) -> Result<ExitCode> {
                 Ok(object @ Value::Object(_)) => object,
                 _ => Value::String(text),
             };
-            let result = tools::validate_query(
-                &services.docs,
-                tools::ValidateQueryParams { source: Some(name), query, question },
-            );
+            let params = tools::ValidateQueryParams { source: Some(name), query, question };
+            let result = call(&services, "validate_query", params, &output);
             let code = finish(&result, &output, View::Data);
             if result.success && result.data["valid"] == json!(false) {
                 ExitCode::from(2)
@@ -1125,15 +1142,16 @@ fn dispatch(command: Command) -> Result<ExitCode> {
                 max_bytes: max_bytes.map(|b| usize::try_from(b).unwrap_or(usize::MAX)),
                 timeout_ms,
             };
-            finish(&tools::execute_query(&services.sources, params), &output, View::Data)
+            finish(&call(&services, "execute_query", params, &output), &output, View::Data)
         }
         Command::Docs { command: DocsCommand::Generate { source, dir, force, output } } => {
             let (services, name) = one_source(&source)?;
+            // A command of the CLI alone (it writes files where the user says), not a tool.
             let result = tools::generate_schema_docs(
                 &services.docs,
                 tools::GenerateDocsParams { source: Some(name), dir: Some(dir), force },
             );
-            finish(&result, &output, View::Message)
+            finish(&capped(result, &output, SeeTheRest::NarrowTheRequest), &output, View::Message)
         }
         Command::Eval { command } => eval::run(command)?,
         Command::Demo { http, stdio, session, exposure } => {

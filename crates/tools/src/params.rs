@@ -1,12 +1,12 @@
 //! Tool parameters: one struct per tool, shared by MCP (which derives input schemas from them),
-//! the CLI and the tests. Field names are the contract's snake_case names.
+//! the CLI (which writes them as the arguments it passes through the tool table) and the tests. Field names are the contract's snake_case names.
 
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// Parameters of `list_sources`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListSourcesParams {
     /// Only this source, with all its warnings (default: all, 20 warnings each).
@@ -15,7 +15,7 @@ pub struct ListSourcesParams {
 }
 
 /// Parameters of `describe_schema`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DescribeSchemaParams {
     /// Source name (optional when only one source is served).
@@ -33,7 +33,7 @@ pub struct DescribeSchemaParams {
 }
 
 /// Rendering of describe_schema.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum SchemaFormat {
     /// Structured JSON.
@@ -44,7 +44,7 @@ pub enum SchemaFormat {
 }
 
 /// Sampling strategy of `sample_data`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum StrategyParam {
     /// Uniformly random (reproducible with `seed`).
@@ -57,7 +57,7 @@ pub enum StrategyParam {
 }
 
 /// Parameters of `sample_data`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SampleDataParams {
     /// Source name (optional when only one source is served).
@@ -90,7 +90,7 @@ pub struct SampleDataParams {
 }
 
 /// Parameters of `describe_property`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DescribePropertyParams {
     /// Source name (optional when only one source is served).
@@ -120,7 +120,7 @@ pub struct DescribePropertyParams {
 }
 
 /// Parameters of `query_schema`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct QuerySchemaParams {
     /// Source name (optional when only one source is served).
@@ -145,7 +145,7 @@ pub struct QuerySchemaParams {
 }
 
 /// Parameters of `validate_value`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ValidateValueParams {
     /// Source name (optional when only one source is served).
@@ -173,7 +173,7 @@ pub struct ValidateValueParams {
 }
 
 /// Parameters of `set_record`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SetRecordParams {
     /// Source name (optional when only one source is served).
@@ -189,12 +189,12 @@ pub struct SetRecordParams {
 }
 
 /// Parameters of `discover_instances`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DiscoverInstancesParams {}
 
 /// Parameters of `find_items`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FindItemsParams {
     /// Source name (optional when only one source is served).
@@ -213,7 +213,7 @@ pub struct FindItemsParams {
 }
 
 /// Parameters of the schema system prompt.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SystemPromptParams {
     /// Source name (optional when only one source is served).
@@ -225,7 +225,7 @@ pub struct SystemPromptParams {
 }
 
 /// Parameters of `search_schema_docs`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SearchSchemaDocsParams {
     /// Source name (a SQL source; optional when only one source is served).
@@ -240,7 +240,7 @@ pub struct SearchSchemaDocsParams {
 }
 
 /// Parameters of `get_schema_context`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GetSchemaContextParams {
     /// Source name (a SQL source; optional when only one source is served).
@@ -258,7 +258,7 @@ pub struct GetSchemaContextParams {
 }
 
 /// Parameters of `docs generate`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GenerateDocsParams {
     /// Source name (a SQL source).
@@ -273,7 +273,7 @@ pub struct GenerateDocsParams {
 }
 
 /// Parameters of `execute_query`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExecuteQueryParams {
     /// Source name (a SQL source; optional when only one source is served).
@@ -293,7 +293,7 @@ pub struct ExecuteQueryParams {
 }
 
 /// Parameters of `validate_query`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ValidateQueryParams {
     /// Source name (a SQL source; optional when only one source is served).
@@ -308,7 +308,7 @@ pub struct ValidateQueryParams {
 }
 
 /// Parameters of `record_example`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RecordExampleParams {
     /// Source name (a SQL source; optional when only one source is served).
@@ -321,7 +321,7 @@ pub struct RecordExampleParams {
 }
 
 /// Parameters of `ask`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AskParams {
     /// Source name (a SQL source; optional when only one source is served).

@@ -195,14 +195,14 @@ fn plain(schema: &mut Value, definitions: &Map<String, Value>, depth: usize) {
         if let [only] = not_null.as_slice()
             && let Value::Object(only) = (*only).clone()
         {
-            object.remove("anyOf");
+            object.shift_remove("anyOf");
             for (key, value) in only {
                 object.entry(key).or_insert(value);
             }
         }
     }
     // `$ref`: the definition, under the description and default given here.
-    if let Some(reference) = object.remove("$ref")
+    if let Some(reference) = object.shift_remove("$ref")
         && let Some(Value::Object(definition)) = reference
             .as_str()
             .and_then(|r| r.strip_prefix("#/$defs/"))
@@ -218,7 +218,7 @@ fn plain(schema: &mut Value, definitions: &Map<String, Value>, depth: usize) {
         let values: Option<Vec<Value>> =
             choices.iter().map(|c| c.get("const").filter(|v| v.is_string()).cloned()).collect();
         if let Some(values) = values {
-            object.remove("oneOf");
+            object.shift_remove("oneOf");
             object.insert("type".into(), json!("string"));
             object.insert("enum".into(), Value::from(values));
         }
@@ -234,10 +234,10 @@ fn plain(schema: &mut Value, definitions: &Map<String, Value>, depth: usize) {
             }
         }
     }
-    object.remove("format");
-    object.remove("additionalProperties");
+    object.shift_remove("format");
+    object.shift_remove("additionalProperties");
     if object.get("minimum") == Some(&json!(0)) {
-        object.remove("minimum");
+        object.shift_remove("minimum");
     }
     let says_nothing = |v: &Value| match v {
         Value::Null => true,
@@ -248,7 +248,7 @@ fn plain(schema: &mut Value, definitions: &Map<String, Value>, depth: usize) {
         Value::Number(_) => false,
     };
     if object.get("default").is_some_and(says_nothing) {
-        object.remove("default");
+        object.shift_remove("default");
     }
     if let Some(Value::String(text)) = object.get_mut("description") {
         *text = text.split_whitespace().collect::<Vec<_>>().join(" ");
