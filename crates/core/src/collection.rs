@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::bin_memo::BinMemo;
 use crate::catalog::TableInfo;
 pub use crate::deferred::{DeferredProfile, ProfileFailure, ProfileState};
 use crate::deferred::{ProfileProgress, ProgressSnapshot};
@@ -235,6 +236,8 @@ pub struct Collection {
     lazy: Option<Box<LazyItems>>,
     /// For edges: every item's ends (shared by the versions of a graph's edges).
     ends: Option<Arc<EdgeEndsColumn>>,
+    /// For database tables: histogram bins counted in the database for the profile above.
+    bin_memo: BinMemo,
 }
 
 /// Makes an in-memory collection's text and items when they are first read.
@@ -284,6 +287,7 @@ impl Collection {
             on_use: None,
             lazy: None,
             ends: None,
+            bin_memo: BinMemo::default(),
         }
     }
 
@@ -386,7 +390,14 @@ impl Collection {
             on_use: None,
             lazy: None,
             ends: None,
+            bin_memo: BinMemo::default(),
         }
+    }
+
+    /// Histogram bins counted outside memory for this collection's profile (a table's, in its
+    /// database), kept as long as the collection and its profile are.
+    pub fn bin_memo(&self) -> &BinMemo {
+        &self.bin_memo
     }
 
     /// The table's structure, for database tables.

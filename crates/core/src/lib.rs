@@ -2,6 +2,7 @@
 //! JSON Schema inference and validation, and JMESPath selection. It does no I/O: sources hand it
 //! items, surfaces render what it returns.
 
+pub mod bin_memo;
 pub mod catalog;
 pub mod collection;
 pub mod deferred;

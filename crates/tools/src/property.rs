@@ -97,8 +97,18 @@ fn run(services: &Services, params: &DescribePropertyParams) -> Result<ToolResul
         (Some(table), Some(db)) => Some(TableBins { db: &**db, table }),
         _ => None,
     };
-    let mut answer =
-        describe(profile, &scope, &path, options, bins.as_ref().map(|b| b as &dyn BinCounter));
+    // Counted once for the table's profile (a scan of the whole table each): the next call on
+    // the same property — another value looked up, another limit — reuses them. Bins counted
+    // for a column profiled just now are not kept, as they describe no kept profile.
+    let remembering = match (&bins, column_profile.is_none() && record.is_none()) {
+        (Some(bins), true) => Some(collection.bin_memo().remembering(bins)),
+        _ => None,
+    };
+    let counter = match (&remembering, &bins) {
+        (Some(remembering), _) => Some(remembering as &dyn BinCounter),
+        (None, bins) => bins.as_ref().map(|b| b as &dyn BinCounter),
+    };
+    let mut answer = describe(profile, &scope, &path, options, counter);
     // Not here (and not kept out by the path limit): say where it is, so the model can retry.
     if !answer.exists && answer.data.get("profiled").is_none() {
         // A graph's session knows which algorithms ran and whose results were removed since.

@@ -103,6 +103,59 @@ fn describe_property_on_a_column_gives_database_histograms_and_values() {
     assert!(missing.message.contains("Country"), "{}", missing.message);
 }
 
+/// A table's histogram is counted in its database for the profile it is shown with, and kept
+/// with it: a later call on the property (another value looked up, another limit) shows the bins
+/// of the rows the profile counted, not of rows written since (a new scan would count those,
+/// beside a profile that does not).
+#[test]
+fn a_tables_histogram_is_kept_with_its_profile() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("numbers.sqlite");
+    let db = rusqlite::Connection::open(&path).expect("create");
+    db.execute_batch(
+        "CREATE TABLE t (n INTEGER);
+         WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 100)
+         INSERT INTO t SELECT i FROM k;",
+    )
+    .expect("fill");
+    let registry = registry(&[&format!("numbers={}", path.display())]);
+    // The table's profile, computed now (until it is, a call profiles its column afresh).
+    let schema = ok(describe_schema(
+        &registry.sources,
+        DescribeSchemaParams { source: Some("numbers".into()), ..Default::default() },
+    ));
+    assert_eq!(schema["collections"][0]["count"], 100, "{schema}");
+    let described = |value: Option<&str>, limit: Option<usize>| {
+        ok(describe_property(
+            &registry,
+            DescribePropertyParams {
+                source: Some("numbers".into()),
+                collection: table("t"),
+                property: "n".into(),
+                bins: Some(4),
+                value: value.map(str::to_string),
+                limit,
+                ..Default::default()
+            },
+        ))
+    };
+    let counts = |data: &Value| -> Vec<u64> {
+        let bins = data["histogram"].as_array().expect("histogram");
+        bins.iter().map(|b| b["count"].as_u64().expect("count")).collect()
+    };
+    let first = counts(&described(None, None));
+    assert_eq!((first.len(), first.iter().sum::<u64>()), (4, 100), "{first:?}");
+    db.execute_batch(
+        "WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 1000)
+         INSERT INTO t SELECT 3 FROM k;",
+    )
+    .expect("more rows");
+    let looked_up = described(Some("50"), None);
+    assert_eq!(looked_up["numberCount"], 100, "{looked_up}");
+    assert_eq!(counts(&looked_up), first, "{looked_up}");
+    assert_eq!(counts(&described(Some("7"), Some(3))), first);
+}
+
 #[test]
 fn samples_of_rows_are_reproducible_stratified_and_representative() {
     let registry = registry(&[&chinook_spec()]);
