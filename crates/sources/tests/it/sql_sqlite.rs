@@ -177,6 +177,45 @@ fn a_view_that_cannot_be_compiled_leaves_the_other_tables_readable() {
     assert_eq!(rows[0][0].as_count(), 2);
 }
 
+/// SQLite asks the authorizer about the functions of a column's DEFAULT when a statement reads
+/// the column: one calling a function of the application that made the file (which this
+/// connection does not have, so cannot run) leaves the table readable and profiled like any
+/// other; one calling a refused function of the engine does not.
+#[test]
+fn a_default_calling_an_applications_function_leaves_its_table_readable() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("defaults.sqlite");
+    let connection = rusqlite::Connection::open(&path).expect("create");
+    connection
+        .execute_batch(
+            "CREATE TABLE t (a INTEGER, b TEXT DEFAULT (app_now()), c DEFAULT (upper('k')));
+             INSERT INTO t (a, b, c) VALUES (1, 'x', 'K'), (2, NULL, 'K'), (3, 'y', NULL);",
+        )
+        .expect("fill");
+    let db = SqliteDatabase::open(&path).expect("open");
+    let rows = db.query("SELECT a, b, c FROM t ORDER BY a", &[]).expect("t reads");
+    assert_eq!(rows.len(), 3);
+    common::assert_pushdown_matches_memory(&db);
+    let catalog = db.catalog().expect("catalog");
+    let t = catalog.table("t").expect("t");
+    let profile = schemascope_sources::sql::pushdown::profile_table(&db, t).expect("profile");
+    let b = profile.property(&schemascope_core::PropertyPath::root().child("b")).expect("b");
+    assert_eq!((b.present, b.nulls, b.distinct), (3, 1, 2));
+    // Called where it is written, an application's function is unknown, a refused one refused.
+    let unknown = db.query("SELECT app_now()", &[]).expect_err("no such function");
+    assert!(unknown.to_string().contains("no such function: app_now"), "{unknown}");
+    connection
+        .execute_batch(
+            "CREATE TABLE h (a INTEGER, c DEFAULT (load_extension('x')));
+             INSERT INTO h (a, c) VALUES (1, 2);",
+        )
+        .expect("h");
+    drop(connection);
+    let db = SqliteDatabase::open(&path).expect("open again");
+    let refused = db.query("SELECT c FROM h", &[]).expect_err("refused");
+    assert!(refused.to_string().contains("load_extension"), "{refused}");
+}
+
 #[test]
 fn histograms_counted_in_sqlite_equal_those_counted_in_memory() {
     let db = SqliteDatabase::open(&chinook()).expect("open");

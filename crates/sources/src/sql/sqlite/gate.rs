@@ -35,12 +35,43 @@ const NEVER: &[&str] = &["load_extension"];
 /// the `pragma_*` ones).
 const LAZY_MODULES: &[&str] = &["json_each", "json_tree"];
 
+/// The function names the authorizer lets a statement call: those on the allow-list, and names
+/// the engine does not have at all.
+///
+/// A name SQLite does not have cannot run: a statement calling it fails at name resolution
+/// ("no such function"), before the authorizer is asked. SQLite asks about such a name only
+/// when it walks a column's DEFAULT expression — which a SELECT of that column does (3.54),
+/// for rows written before the column was added — and evaluates a default only when it is a
+/// constant of functions it has. A table whose DEFAULT calls a function of the application that
+/// made the file is therefore readable; one calling a refused function (`load_extension`) is not.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct FunctionNames {
+    /// Functions the engine has that a statement may call (lower-case).
+    allowed: HashSet<String>,
+    /// Every function the engine has, allowed or not (lower-case).
+    known: HashSet<String>,
+}
+
+impl FunctionNames {
+    /// Adds a function of our own (registered on every connection), allowed.
+    pub(crate) fn allow(&mut self, name: &str) {
+        self.allowed.insert(name.to_ascii_lowercase());
+        self.known.insert(name.to_ascii_lowercase());
+    }
+
+    /// Whether the authorizer lets a call of `name` through.
+    fn lets_through(&self, name: &str) -> bool {
+        let name = name.to_ascii_lowercase();
+        self.allowed.contains(&name) || !self.known.contains(&name)
+    }
+}
+
 /// The functions this SQLite build has, by name (lower-case), each allowed unless the engine
 /// marks one of its overloads direct-only: the engine's answer, as the validator's
 /// [`Callables`] and as the names the authorizer lets through.
 pub(crate) fn function_list(
     connection: &Connection,
-) -> rusqlite::Result<(Callables, HashSet<String>)> {
+) -> rusqlite::Result<(Callables, FunctionNames)> {
     let mut statement = connection.prepare("SELECT name, flags FROM pragma_function_list")?;
     let rows =
         statement.query_map([], |row| Ok((row.get::<_, String>(0)?, row.get::<_, i64>(1)?)))?;
@@ -72,7 +103,8 @@ pub(crate) fn function_list(
     for name in pragmas.query_map([], |row| row.get::<_, String>(0))? {
         callables.add_table_function(&format!("pragma_{}", name?));
     }
-    Ok((callables, all.difference(&refused).cloned().collect()))
+    let allowed = all.difference(&refused).cloned().collect();
+    Ok((callables, FunctionNames { allowed, known: all }))
 }
 
 /// The gate's state on one connection.
@@ -99,7 +131,7 @@ impl Gate {
 /// Installs the gate on `connection`: from then on every statement it compiles is checked.
 pub(crate) fn install(
     connection: &mut Connection,
-    allowed: Arc<HashSet<String>>,
+    allowed: Arc<FunctionNames>,
 ) -> rusqlite::Result<Arc<Gate>> {
     let gate = Arc::new(Gate::default());
     let state = Arc::clone(&gate);
@@ -125,9 +157,7 @@ pub(crate) fn install(
             AuthAction::Pragma { .. } if state.running.load(Ordering::Relaxed) => {
                 return Authorization::Allow;
             }
-            AuthAction::Function { function_name }
-                if allowed.contains(&function_name.to_ascii_lowercase()) =>
-            {
+            AuthAction::Function { function_name } if allowed.lets_through(function_name) => {
                 return Authorization::Allow;
             }
             AuthAction::Function { function_name } => {

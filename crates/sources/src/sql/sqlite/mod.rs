@@ -26,7 +26,7 @@ use schemascope_core::sync::lock;
 use schemascope_core::{Catalog, ColumnInfo, ForeignKey, TableInfo, TableKind};
 use schemascope_query::Callables;
 
-use self::gate::Gate;
+use self::gate::{FunctionNames, Gate};
 use super::caps::Budget;
 use super::pool::{Lease, Pool, pool_size};
 use super::{Caps, Database, Dialect, QueryResult, STATEMENT_TIMEOUT_MS, SqlValue};
@@ -56,9 +56,6 @@ pub const SQLITE_HEAP_LIMIT_BYTES: i64 = 1 << 30;
 /// a clock read.
 const PROGRESS_STEPS: i32 = 100;
 
-/// The names of the functions a connection's authorizer allows.
-type FunctionNames = std::collections::HashSet<String>;
-
 /// One pooled connection and the deadline its progress handler reads.
 struct Pooled {
     connection: Connection,
@@ -82,7 +79,7 @@ pub struct SqliteDatabase {
     callables: Arc<Callables>,
     /// The function names the authorizer lets through: `callables`', and the profile's own
     /// (`value_text.rs`).
-    allowed: Arc<std::collections::HashSet<String>>,
+    allowed: Arc<FunctionNames>,
 }
 
 impl std::fmt::Debug for SqliteDatabase {
@@ -142,7 +139,8 @@ fn connect(
         None => {
             let (callables, mut names) = gate::function_list(&connection)?;
             // The profile's own functions: allowed by the gate, unknown to the validator.
-            names.extend([value_text::CHAR_LENGTH, value_text::BLOB_DESCRIPTION].map(String::from));
+            names.allow(value_text::CHAR_LENGTH);
+            names.allow(value_text::BLOB_DESCRIPTION);
             let allowed = Arc::new(names.clone());
             (Some((callables, names)), allowed)
         }
