@@ -53,8 +53,10 @@ const FETCHED_BYTES: u64 = 64 << 20;
 /// format claimed but a date or time type's checked on its extremes; the earliest and latest
 /// text times are compared as instants. 5: `email` is an RFC 5321 mailbox checked by hand (a
 /// domain of any characters but `@` counted before). 6: SQLite texts measured whole (past NULs,
-/// and bytes that are not UTF-8 as shown), blobs read as `<blob: N bytes, sha256 H>`.
-pub const PROFILE_RULES: u32 = 6;
+/// and bytes that are not UTF-8 as shown), blobs read as `<blob: N bytes, sha256 H>`. 7: SQLite
+/// infinities are the texts `Infinity`/`-Infinity`, and doubles whose squares underflow or
+/// sums overflow get their true mean and deviation.
+pub const PROFILE_RULES: u32 = 7;
 
 /// How a column's values appear as JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -216,6 +216,53 @@ fn a_default_calling_an_applications_function_leaves_its_table_readable() {
     assert!(refused.to_string().contains("load_extension"), "{refused}");
 }
 
+/// Doubles at the ends of their range profile in SQLite as in memory: infinities are the texts
+/// rows show them as (JSON has no such number), and the mean and deviation of values whose
+/// squares underflow (1e-300) or whose sums overflow (1e307) are their true figures, not 0 or
+/// none.
+#[test]
+fn infinities_and_doubles_at_the_ends_of_their_range_profile_as_in_memory() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("extremes.sqlite");
+    let connection = rusqlite::Connection::open(&path).expect("create");
+    connection
+        .execute_batch(
+            "CREATE TABLE m (x REAL, tiny REAL, huge REAL, sign REAL);
+             WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k WHERE i < 299)
+             INSERT INTO m SELECT i, (1 + (i % 9)) * 1e-300, (1 + (i % 17)) * 1e307,
+                 CASE WHEN i % 2 = 0 THEN 1e-300 ELSE -1e-300 END FROM k;
+             UPDATE m SET x = 9e999 WHERE x = 7;
+             UPDATE m SET x = -9e999 WHERE x = 8;",
+        )
+        .expect("fill");
+    drop(connection);
+    let db = SqliteDatabase::open(&path).expect("open");
+    common::assert_pushdown_matches_memory(&db);
+    let catalog = db.catalog().expect("catalog");
+    let profile =
+        schemascope_sources::sql::pushdown::profile_table(&db, catalog.table("m").expect("m"))
+            .expect("profile");
+    let property = |name: &str| {
+        profile.property(&schemascope_core::PropertyPath::root().child(name)).expect("property")
+    };
+    let x = property("x");
+    let texts: Vec<&str> =
+        x.strings.as_ref().expect("texts").top.iter().filter_map(|v| v.value.as_str()).collect();
+    assert_eq!(texts, ["-Infinity", "Infinity"]);
+    assert_eq!(x.numbers.as_ref().map(|n| (n.count, n.max)), Some((298, 299.0)));
+    // Looked up by the text it is listed as.
+    for shown in ["Infinity", "-Infinity"] {
+        let predicate = db.shown_value_predicate("x", shown);
+        let sql = format!("SELECT count(*) FROM m WHERE {predicate}");
+        let rows = db.query(&sql, &[schemascope_sources::sql::SqlValue::Text(shown.into())]);
+        assert_eq!(rows.expect("looked up")[0][0].as_count(), 1, "{shown}");
+    }
+    for name in ["tiny", "huge", "sign"] {
+        let numbers = property(name).numbers.clone().expect("numbers");
+        assert!(numbers.mean.is_finite() && numbers.std_dev > 0.0, "{name}: {numbers:?}");
+    }
+}
+
 #[test]
 fn histograms_counted_in_sqlite_equal_those_counted_in_memory() {
     let db = SqliteDatabase::open(&chinook()).expect("open");

@@ -30,7 +30,63 @@ pub(super) fn spread_and_quartiles(column: &NumberColumn<'_>) -> Result<Spread, 
         |rank: u64| picked.iter().find(|r| r[0].as_count() == rank + 1).and_then(|r| key(&r[1]));
     let q = quartiles_from(n, at);
     let (mean, std_dev) = sqlite_spread(db, view, i, n, mean, q.at[1].1.filter(|_| integers))?;
+    let spread_lost = !mean.is_finite()
+        || !std_dev.is_finite()
+        || (std_dev < TINY_SPREAD
+            && (q.at[0].0 != q.at[2].0 || (mean != 0.0 && mean.abs() < TINY_SPREAD)));
+    if integers || !spread_lost {
+        return Ok((mean, std_dev, q));
+    }
+    let (mean, std_dev) = rescaled_spread(db, view, i, n)?;
     Ok((mean, std_dev, q))
+}
+
+/// A deviation (or mean) below this, of doubles, may have lost digits to underflow: squares of
+/// differences under 1e-162 are subnormal or zero.
+const TINY_SPREAD: f64 = 1e-150;
+
+/// The mean and sample deviation of doubles too large or too small for their sums of squares
+/// (1e-300 or 1e307: squares underflow to zero or sums overflow to infinity), computed on the
+/// values divided by a power of two near the largest magnitude — exact divisions, so the result
+/// is what the unscaled sums would give with unbounded exponents.
+fn rescaled_spread(
+    db: &dyn Database,
+    view: &JsonView,
+    i: usize,
+    n: u64,
+) -> Result<(f64, f64), SourceError> {
+    let c = format!("c{i}");
+    let predicate = view.numeric(i);
+    let first = |rows: Vec<Vec<SqlValue>>| {
+        rows.first().and_then(|r| r.first()).and_then(SqlValue::as_f64).unwrap_or(0.0)
+    };
+    let largest = first(db.query_with_timeout(
+        &format!("SELECT MAX(abs({c})) FROM {} WHERE {predicate}", view.from),
+        &[],
+        PROFILE_TIMEOUT_MS,
+    )?);
+    if largest == 0.0 || !largest.is_finite() {
+        return Ok((0.0, 0.0));
+    }
+    // 2^e with the largest magnitude in [1, 2) once divided by it (2^1023 at most: 2^1024 is
+    // past the doubles; 2^-1022 at least: the smallest normal power, exact to divide by).
+    let scale = 2f64.powi((largest.log2().floor() as i32).clamp(-1022, 1023));
+    let total = first(db.query_with_timeout(
+        &format!("SELECT TOTAL({c} / ?1) FROM {} WHERE {predicate}", view.from),
+        &[SqlValue::Real(scale)],
+        PROFILE_TIMEOUT_MS,
+    )?);
+    let scaled_mean = total / n as f64;
+    let sum_sq = first(db.query_with_timeout(
+        &format!(
+            "SELECT TOTAL(({c} / ?1 - ?2) * ({c} / ?1 - ?2)) FROM {} WHERE {predicate}",
+            view.from
+        ),
+        &[SqlValue::Real(scale), SqlValue::Real(scaled_mean)],
+        PROFILE_TIMEOUT_MS,
+    )?);
+    let scaled_std = if n > 1 { (sum_sq / (n - 1) as f64).sqrt() } else { 0.0 };
+    Ok((scaled_mean * scale, scaled_std * scale))
 }
 
 /// The mean and sample standard deviation in SQLite. For integers, around a pivot from the data

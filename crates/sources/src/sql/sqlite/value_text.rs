@@ -41,7 +41,8 @@ pub(crate) fn blob_description(bytes: &[u8]) -> String {
 /// The predicate "column `quoted` holds the value `param` (whose text is `value`)": the plain
 /// comparison, which keeps the column's affinity (an INTEGER column finds `'5'`); where `value`
 /// is a number, the number too (a column without numeric affinity compares `'5'` with 5 as
-/// texts, unequal); where it reads as a blob's description, the blobs by theirs.
+/// texts, unequal); where it reads as a blob's description, the blobs by theirs; where it is
+/// `Infinity` or `-Infinity`, that double.
 pub(crate) fn shown_value_predicate(quoted: &str, param: &str, value: &str) -> String {
     let mut alternatives = vec![format!("{quoted} = {param}")];
     if let Some(number) = number_literal(value) {
@@ -51,6 +52,12 @@ pub(crate) fn shown_value_predicate(quoted: &str, param: &str, value: &str) -> S
         alternatives.push(format!(
             "(typeof({quoted}) = 'blob' AND {BLOB_DESCRIPTION}({quoted}) = {param})"
         ));
+    }
+    // An infinite double reads as these texts ([`view_sql`]); 9e999 is SQLite's infinity.
+    match value {
+        "Infinity" => alternatives.push(format!("{quoted} = 9e999")),
+        "-Infinity" => alternatives.push(format!("{quoted} = -9e999")),
+        _ => {}
     }
     format!("({})", alternatives.join(" OR "))
 }
@@ -114,10 +121,15 @@ pub(crate) fn length_sql(expr: &str) -> String {
     )
 }
 
-/// Column `quoted` as the profile reads it: a blob described, anything else as it is.
+/// Column `quoted` as the profile reads it: a blob described, an infinite double as the text
+/// rows show it ("Infinity", "-Infinity": JSON has no such number; SQLite stores no NaN), anything
+/// else as it is.
 pub(crate) fn view_sql(quoted: &str) -> String {
     format!(
-        "CASE WHEN typeof({quoted}) = 'blob' THEN {BLOB_DESCRIPTION}({quoted}) ELSE {quoted} END"
+        "CASE WHEN typeof({quoted}) = 'blob' THEN {BLOB_DESCRIPTION}({quoted}) \
+         WHEN typeof({quoted}) = 'real' AND abs({quoted}) > 1.7976931348623157e308 \
+         THEN CASE WHEN {quoted} > 0 THEN 'Infinity' ELSE '-Infinity' END \
+         ELSE {quoted} END"
     )
 }
 
