@@ -209,6 +209,13 @@ pub trait Database: Send + Sync + fmt::Debug {
     /// Where the database is, for messages (a path, or a URI without its password).
     fn location(&self) -> &str;
 
+    /// Files besides the source's own whose change changes the data, for live refresh: none by
+    /// default (a server's database is not a file); SQLite's write-ahead log, where a commit
+    /// in WAL mode is written without touching the database file.
+    fn companion_files(&self) -> Vec<std::path::PathBuf> {
+        Vec::new()
+    }
+
     /// Reads the tables, views, columns and keys (row counts are filled in by profiling).
     fn catalog(&self) -> Result<Catalog, SourceError>;
 

@@ -177,8 +177,20 @@ impl Sources {
         }
     }
 
-    /// Starts the thread that retries failed sources when due (once; it ends when the sources
-    /// are dropped).
+    /// Schedules another reload of source `name`, whose reload just failed, after the backoff
+    /// its failed reloads so far call for.
+    pub(super) fn retry_reload_later(self: &Arc<Self>, name: &str) {
+        {
+            let mut retries = lock(&self.reload_retries);
+            let (attempts, next) = retries.entry(name.to_string()).or_insert((0, Instant::now()));
+            *attempts += 1;
+            *next = Instant::now() + backoff(self.retry_first(), *attempts);
+        }
+        self.start_retrying();
+    }
+
+    /// Starts the thread that retries failed sources and failed reloads when due (once; it ends
+    /// when the sources are dropped).
     fn start_retrying(self: &Arc<Self>) {
         if self.retrying.swap(true, Ordering::SeqCst) {
             return;
@@ -193,6 +205,19 @@ impl Sources {
                 for name in due {
                     if let Err(error) = sources.retry_failed(&name) {
                         tracing::debug!(source = name, %error, "a failed source still does not load");
+                    }
+                }
+                let reloads: Vec<String> = lock(&sources.reload_retries)
+                    .iter()
+                    .filter(|(_, (_, next))| *next <= Instant::now())
+                    .map(|(n, _)| n.clone())
+                    .collect();
+                for name in reloads {
+                    // A source removed meanwhile is not reloaded: its entry goes.
+                    if sources.get(Some(&name)).is_err() {
+                        lock(&sources.reload_retries).remove(&name);
+                    } else if let Err(error) = sources.reload(&name) {
+                        tracing::debug!(source = name, %error, "a failed reload still fails");
                     }
                 }
             }

@@ -72,6 +72,9 @@ pub struct Sources {
     retry_first_ms: AtomicU64,
     /// Whether the retry thread runs.
     retrying: AtomicBool,
+    /// Sources whose last reload failed, with their failed attempts and next retry (see
+    /// `failing.rs`): a file locked for a while is read again, not left stale until it changes.
+    reload_retries: Mutex<BTreeMap<String, (u32, std::time::Instant)>>,
     /// Database tables' profiles computed in the background.
     profiles: Arc<profiling::ProfileQueue>,
     /// How long a call waits for tables' profiles before answering with what is known, in
@@ -110,6 +113,7 @@ impl Sources {
             generation: AtomicU64::new(0),
             hooks: RwLock::new(Vec::new()),
             failed: Mutex::new(BTreeMap::new()),
+            reload_retries: Mutex::new(BTreeMap::new()),
             retry_first_ms: AtomicU64::new(
                 u64::try_from(failing::RETRY_FIRST.as_millis()).unwrap_or(1000),
             ),
@@ -271,6 +275,7 @@ impl Sources {
         let served = write(&self.sources).remove(name).is_some();
         let failed = lock(&self.failed).remove(name).is_some();
         lock(&self.reload_errors).remove(name);
+        lock(&self.reload_retries).remove(name);
         if !(served || failed) {
             return false;
         }
@@ -391,8 +396,9 @@ impl Sources {
         self.cache.clear();
     }
 
-    /// Reloads a source from its file. On failure the previous data stays and the error is kept.
-    /// A source that failed to load is tried again (see [`failing`]).
+    /// Reloads a source from its file. On failure the previous data stays, the error is kept and
+    /// the reload is tried again with backoff until it succeeds. A source that failed to load is
+    /// tried again (see [`failing`]).
     pub fn reload(self: &Arc<Self>, name: &str) -> Result<(), ToolError> {
         if self.failed_source(name).is_some() {
             return self.retry_failed(name);
@@ -401,6 +407,7 @@ impl Sources {
         match self.load_spec(&current.spec, &NoProgress, ReadMode::COPY) {
             Ok(source) => {
                 lock(&self.reload_errors).remove(name);
+                lock(&self.reload_retries).remove(name);
                 self.insert(source);
                 Ok(())
             }
@@ -409,6 +416,7 @@ impl Sources {
                     name,
                     Some(format!("reload failed, previous data kept: {e}")),
                 );
+                self.retry_reload_later(name);
                 Err(e.into())
             }
         }

@@ -17,11 +17,14 @@ pub const REFRESH_DEBOUNCE: Duration = Duration::from_secs(1);
 impl Sources {
     /// Starts watching every file-backed source: a change reloads it after `debounce`.
     pub fn watch_files(self: &Arc<Self>, debounce: Duration) -> Result<(), ToolError> {
-        let mut files: Vec<(PathBuf, String)> = self
-            .sources()
-            .iter()
-            .filter_map(|s| s.path.clone().map(|p| (p, s.name().to_string())))
-            .collect();
+        let mut files: Vec<(PathBuf, String)> = Vec::new();
+        for source in self.sources().iter() {
+            let Some(path) = &source.path else { continue };
+            files.push((path.clone(), source.name().to_string()));
+            // A SQLite commit in WAL mode changes only the log.
+            let companions = source.database.iter().flat_map(|db| db.companion_files());
+            files.extend(companions.map(|file| (file, source.name().to_string())));
+        }
         // A failed file source is watched too, so it loads as soon as it appears or is fixed
         // (when its directory exists; the retry thread covers the rest).
         for failed in self.failed_sources() {

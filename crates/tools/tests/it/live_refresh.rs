@@ -197,3 +197,60 @@ fn other_files_changing_in_the_directory_reload_nothing() {
     assert_eq!(reloads_after(&mut changes), vec!["docs".to_string()]);
     assert_eq!(count(&registry), 4);
 }
+
+/// Rows of table `t` as `describe_schema` counts them on source `db`.
+fn table_rows(registry: &Services) -> u64 {
+    let data = common::ok(describe_schema(
+        &registry.sources,
+        DescribeSchemaParams { source: Some("db".into()), ..Default::default() },
+    ));
+    data["collections"][0]["count"].as_u64().expect("count")
+}
+
+/// A commit to a SQLite file in WAL mode writes the log, not the database file: it reloads the
+/// source as a write to the file does.
+#[test]
+fn a_commit_in_wal_mode_reloads_the_sqlite_source() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("app.sqlite");
+    // The application's connection stays open, as an application's does (closing the last one
+    // would copy the log into the file).
+    let app = rusqlite::Connection::open(&path).expect("create");
+    app.pragma_update(None, "journal_mode", "wal").expect("wal");
+    app.execute_batch(
+        "CREATE TABLE t (n INTEGER);
+         WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 10)
+         INSERT INTO t SELECT i FROM k;
+         PRAGMA wal_checkpoint(TRUNCATE);",
+    )
+    .expect("fill");
+    let registry = common::registry(&[&format!("db={}", path.display())]);
+    let mut changes = registry.sources.subscribe();
+    registry.watch_with(DEBOUNCE).expect("watch");
+    assert_eq!(table_rows(&registry), 10);
+    app.execute_batch("DELETE FROM t WHERE n > 4").expect("delete");
+    assert!(reloads_after(&mut changes).contains(&"db".to_string()));
+    assert_eq!(table_rows(&registry), 4);
+}
+
+/// A reload that fails (the file caught broken) is tried again with backoff: once the file is
+/// whole again it is served, with no further change to the file to set it off.
+#[test]
+fn a_failed_reload_is_tried_again_until_it_succeeds() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("docs.ndjson");
+    std::fs::write(&path, ndjson(3)).expect("write");
+    let registry = common::registry(&[&format!("docs={}", path.display())]);
+    registry.sources.set_retry_first(Duration::from_millis(50));
+    assert_eq!(count(&registry), 3);
+    std::fs::remove_file(&path).expect("remove");
+    assert!(registry.sources.reload("docs").is_err());
+    assert!(registry.sources.reload_error("docs").is_some());
+    std::fs::write(&path, ndjson(7)).expect("back");
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while registry.sources.reload_error("docs").is_some() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(registry.sources.reload_error("docs"), None, "retried until it succeeded");
+    assert_eq!(count(&registry), 7);
+}

@@ -525,6 +525,11 @@ impl Database for SqliteDatabase {
         &self.location
     }
 
+    fn companion_files(&self) -> Vec<PathBuf> {
+        let [_, wal] = database_files(&self.path);
+        vec![wal]
+    }
+
     fn catalog(&self) -> Result<Catalog, SourceError> {
         let relations = self.query(
             "SELECT name, type FROM sqlite_schema WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
