@@ -102,7 +102,8 @@ struct Output {
     #[arg(long)]
     json: bool,
     /// Largest result, in bytes of JSON, as on every surface; a longer one is cut and says so in
-    /// `truncated` (raise it to see everything) [default: 262144].
+    /// `truncated` (raise it to see everything); at least 4096 (a smaller cap is raised to it)
+    /// [default: 262144].
     #[arg(long, value_name = "BYTES")]
     max_result_bytes: Option<usize>,
 }
@@ -191,7 +192,7 @@ enum Command {
         #[arg(long)]
         bins: Option<usize>,
         /// Look a value up: stored exactly or not, and the closest stored values.
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         value: Option<String>,
         #[command(flatten)]
         output: Output,
@@ -217,7 +218,9 @@ enum Command {
         source: String,
         /// A record name or a collection (a record set of several records needs a record name).
         target: String,
-        /// The value as JSON, `@FILE` to read a file, or `-` for standard input.
+        /// The value as JSON, `@FILE` to read a file, or `-` for standard input (`-5` is the
+        /// number).
+        #[arg(allow_hyphen_values = true)]
         value: String,
         #[command(flatten)]
         live: LiveSampling,
@@ -374,6 +377,7 @@ enum Command {
         /// The source (a SQL database).
         source: String,
         /// SQL text, or a structured query as JSON (`{"fields": [...]}`), or @FILE, or - for stdin.
+        #[arg(allow_hyphen_values = true)]
         query: String,
         /// The question the query answers: a wrong column name is then matched by meaning too.
         #[arg(long)]
@@ -387,7 +391,8 @@ enum Command {
     Execute {
         /// The source (a SQL database).
         source: String,
-        /// The statement.
+        /// SQL text, or a structured query as JSON (`{"fields": [...]}`), or @FILE, or - for stdin.
+        #[arg(allow_hyphen_values = true)]
         query: String,
         /// Most rows returned [default: 1000].
         #[arg(long)]
@@ -695,6 +700,15 @@ fn read_raw(text: &str) -> Result<String> {
     } else {
         text.to_string()
     })
+}
+
+/// A query given on the command line as the tools take it: a JSON object is a structured query,
+/// anything else SQL text.
+fn query_argument(text: &str) -> Value {
+    match serde_json::from_str::<Value>(text) {
+        Ok(object @ Value::Object(_)) => object,
+        _ => Value::String(text.to_string()),
+    }
 }
 
 fn read_value(text: &str) -> Result<Value> {
@@ -1118,12 +1132,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
         Command::ValidateQuery { source, query, question, retrieval, output } => {
             let (services, name) = one_source(&source)?;
             retrieval.apply(&services)?;
-            let text = read_raw(&query)?;
-            // A JSON object is a structured query; anything else is SQL text.
-            let query = match serde_json::from_str::<Value>(&text) {
-                Ok(object @ Value::Object(_)) => object,
-                _ => Value::String(text),
-            };
+            let query = query_argument(&read_raw(&query)?);
             let params = tools::ValidateQueryParams { source: Some(name), query, question };
             let result = call(&services, "validate_query", params, &output);
             let code = finish(&result, &output, View::Data);
@@ -1137,7 +1146,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             let (services, name) = one_source(&source)?;
             let params = tools::ExecuteQueryParams {
                 source: Some(name),
-                query: Value::String(query),
+                query: query_argument(&read_raw(&query)?),
                 max_rows,
                 max_bytes: max_bytes.map(|b| usize::try_from(b).unwrap_or(usize::MAX)),
                 timeout_ms,

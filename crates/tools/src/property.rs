@@ -1,5 +1,7 @@
 //! describe_property: one property in depth, for a collection or one record's values.
 
+use std::cell::Cell;
+
 use schemascope_core::PropertyPath;
 use schemascope_core::ceilings::Ceiling;
 use schemascope_core::property::{
@@ -12,6 +14,25 @@ use crate::resolve;
 use crate::result::{ToolError, ToolResult, envelope};
 use crate::services::Services;
 use crate::sources::CacheKey;
+
+/// A [`BinCounter`] that notes whether its counter failed.
+struct FailureWatch<'a> {
+    inner: &'a dyn BinCounter,
+    failed: Cell<bool>,
+}
+
+impl BinCounter for FailureWatch<'_> {
+    fn count_bins(
+        &self,
+        path: &PropertyPath,
+        layout: &schemascope_core::profile::numeric::HistogramLayout,
+    ) -> Option<Vec<u64>> {
+        let counts = self.inner.count_bins(path, layout);
+        // A table counts its columns' bins (a path inside a column's documents has none).
+        self.failed.set(counts.is_none() && path.depth() == 1);
+        counts
+    }
+}
 
 /// describe_property.
 pub fn describe_property(services: &Services, params: DescribePropertyParams) -> ToolResult {
@@ -108,7 +129,16 @@ fn run(services: &Services, params: &DescribePropertyParams) -> Result<ToolResul
         (Some(remembering), _) => Some(remembering as &dyn BinCounter),
         (None, bins) => bins.as_ref().map(|b| b as &dyn BinCounter),
     };
-    let mut answer = describe(profile, &scope, &path, options, counter);
+    let watched = counter.map(|inner| FailureWatch { inner, failed: Cell::new(false) });
+    let mut answer =
+        describe(profile, &scope, &path, options, watched.as_ref().map(|w| w as &dyn BinCounter));
+    // A histogram left out because the database could not count it (unreachable, locked, the
+    // file broken since it was profiled) is said to be missing, not silently absent.
+    if watched.as_ref().is_some_and(|w| w.failed.get()) {
+        answer.data["histogramError"] =
+            "the database could not count the histogram just now; try again".into();
+        answer.message.push_str(" Its histogram could not be counted in the database just now.");
+    }
     // Not here (and not kept out by the path limit): say where it is, so the model can retry.
     if !answer.exists && answer.data.get("profiled").is_none() {
         // A graph's session knows which algorithms ran and whose results were removed since.

@@ -12,14 +12,35 @@ use crate::result::ToolError;
 /// Most record names listed in an error.
 pub(crate) const MAX_LISTED: usize = 50;
 
+/// The error for a collection name that is neither a collection nor (a collection naming a
+/// record's set) a record: both are listed and suggested from.
 fn unknown_collection(source: &Source, name: &str) -> ToolError {
     let names = source.collection_names();
-    let hint = schemascope_core::suggest::did_you_mean(name, names.iter().copied());
-    ToolError::UnknownCollection(format!(
+    let records: Vec<&str> = source
+        .collections
+        .iter()
+        .filter(|c| c.kind() == CollectionKind::Records)
+        .flat_map(|c| c.record_profiles().iter().map(|(k, _)| k.as_str()))
+        .collect();
+    let hint = schemascope_core::suggest::did_you_mean(
+        name,
+        names.iter().copied().chain(records.iter().copied()),
+    );
+    let mut message = format!(
         "Source `{}` has no collection `{name}`.{hint} Available collections: {}",
         source.name(),
         names.join(", ")
-    ))
+    );
+    if !records.is_empty() {
+        let listed: Vec<&str> = records.iter().copied().take(MAX_LISTED).collect();
+        let more = if records.len() > MAX_LISTED {
+            format!(" (+{} more)", records.len() - MAX_LISTED)
+        } else {
+            String::new()
+        };
+        message.push_str(&format!("; records: {}{more}", listed.join(", ")));
+    }
+    ToolError::UnknownCollection(message)
 }
 
 /// The collection a single-collection tool works on: the one named, else `nodes` for a graph,

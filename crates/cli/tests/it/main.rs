@@ -27,5 +27,6 @@ mod session_kill;
 mod ssh_tunnel_cli;
 mod streamed_schema_cli;
 mod streaming_memory;
+mod tool_arguments_cli;
 mod tools_cli;
 mod web_view;

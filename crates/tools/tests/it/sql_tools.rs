@@ -927,3 +927,42 @@ fn mariadb_tables_work_with_every_discovery_tool() {
     let warned = executed["warnings"][0].as_str().unwrap_or_default();
     assert!(warned.contains("may be incomplete"), "{executed}");
 }
+
+/// A histogram the database cannot count now (its file broken since it was profiled) is said to
+/// be missing, not silently left out; bins counted before for the same profile are still shown.
+#[test]
+fn a_histogram_the_database_cannot_count_is_said_to_be_missing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("broken.sqlite");
+    let db = rusqlite::Connection::open(&path).expect("create");
+    db.execute_batch(
+        "CREATE TABLE t (n INTEGER);
+         WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 200)
+         INSERT INTO t SELECT i FROM k;",
+    )
+    .expect("fill");
+    drop(db);
+    let registry = registry(&[&format!("broken={}", path.display())]);
+    ok(describe_schema(
+        &registry.sources,
+        DescribeSchemaParams { source: Some("broken".into()), ..Default::default() },
+    ));
+    let described = |bins: usize| {
+        ok(describe_property(
+            &registry,
+            DescribePropertyParams {
+                source: Some("broken".into()),
+                collection: table("t"),
+                property: "n".into(),
+                bins: Some(bins),
+                ..Default::default()
+            },
+        ))
+    };
+    assert!(described(5).get("histogram").is_some());
+    std::fs::write(&path, vec![b'x'; 8192]).expect("break the file");
+    let broken = described(7);
+    assert!(broken.get("histogram").is_none(), "{broken}");
+    assert!(broken["histogramError"].as_str().is_some_and(|e| e.contains("could not count")));
+    assert_eq!(described(5)["histogram"].as_array().map(Vec::len), Some(5));
+}
