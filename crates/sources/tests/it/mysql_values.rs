@@ -208,3 +208,32 @@ INSERT INTO zero_dates (d, dt, ts) VALUES ('0000-00-00', '0000-00-00 00:00:00', 
         assert_eq!(strings.format, None, "{column}: not every value is a date");
     }
 }
+
+/// Doubles whose squares underflow (1e-300) get their true mean and deviation, as in memory, not
+/// 0. (Doubles whose sum overflows fail the server's own scan: MariaDB refuses an `AVG` past
+/// the doubles' range, "DOUBLE value is out of range".)
+#[test]
+fn tiny_doubles_profile_in_the_server_as_in_memory() {
+    let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_MARIADB") else {
+        eprintln!(
+            "SCHEMASCOPE_TEST_MARIADB is not set: run through scripts/test to test against MariaDB"
+        );
+        return;
+    };
+    let owner = owner_uri(&uri);
+    let table = "
+CREATE OR REPLACE TABLE extreme_doubles (id INT PRIMARY KEY, tiny DOUBLE, sign DOUBLE);
+INSERT INTO extreme_doubles SELECT seq, (1 + seq % 9) * 1e-300, IF(seq % 2 = 0, 1e-300, -1e-300)
+  FROM seq_1_to_300;
+";
+    if client(&owner, &[], table).is_none() {
+        eprintln!("the mariadb client is not installed (scripts/mariadb installs it)");
+        return;
+    }
+    let db = MySqlDatabase::connect(&owner).expect("connect");
+    let catalog = db.catalog().expect("catalog");
+    crate::common::assert_table_matches_memory(
+        &db,
+        catalog.table("extreme_doubles").expect("table"),
+    );
+}

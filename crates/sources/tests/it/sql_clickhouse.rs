@@ -496,6 +496,20 @@ fn awkward_numbers_and_texts_profile_inside_clickhouse_as_in_memory() {
     common::assert_histograms_match(&db, "awkward", &["f", "i"]);
 }
 
+/// Doubles whose squares underflow (1e-300) or whose sums overflow (1e307) get their true mean
+/// and deviation, as in memory: not 0, not none.
+#[test]
+fn doubles_at_the_ends_of_their_range_profile_inside_clickhouse_as_in_memory() {
+    let setup = [
+        "DROP TABLE IF EXISTS schemascope_types.extremes",
+        "CREATE TABLE schemascope_types.extremes (k UInt32, tiny Float64, huge Float64, sign Float64) ENGINE = MergeTree ORDER BY k",
+        "INSERT INTO schemascope_types.extremes SELECT number, (1 + number % 9) * 1e-300, (1 + number % 17) * 1e307, if(number % 2 = 0, 1e-300, -1e-300) FROM system.numbers LIMIT 300",
+    ];
+    let Some((db, _)) = scratch_database("schemascope_types", &setup) else { return };
+    let catalog = db.catalog().expect("catalog");
+    common::assert_table_matches_memory(&db, catalog.table("extremes").expect("table"));
+}
+
 /// Doubles are profiled as queries show them, including the ~1% that ClickHouse 18.16's own
 /// text-to-float reads one unit in the last place off (2.90725480488192 here, stored by its
 /// bits); dates and times are counted and ordered as stored only in a zone whose offset never

@@ -7,7 +7,7 @@ use crate::sql::engine::{NumberColumn, Spread};
 use crate::sql::pushdown::JsonView;
 use schemascope_core::profile::exact::NumberKey;
 
-use crate::sql::pushdown::numbers::{quartile_ranks, quartiles_from};
+use crate::sql::pushdown::numbers::{quartile_ranks, quartiles_from, spread_out_of_range};
 use crate::sql::{Database, PROFILE_TIMEOUT_MS, SqlValue};
 
 /// The column's mean, deviation and quartiles ([`crate::sql::engine::EngineSql::spread_and_quartiles`]).
@@ -52,8 +52,13 @@ pub(super) fn spread_and_quartiles(column: &NumberColumn<'_>) -> Result<Spread, 
         _ => Vec::new(),
     };
     let at = |rank: u64| ranks.iter().position(|&r| r == rank).and_then(|p| values.get(p)).cloned();
-    let (mean, std_dev) = clickhouse_spread(db, view, i, n, mean, std_dev)?;
-    Ok((mean, std_dev, quartiles_from(n, at)))
+    let q = quartiles_from(n, at);
+    let (mean, std_dev) = if spread_out_of_range(mean, std_dev, &q) {
+        clickhouse_spread(db, view, i, n)?
+    } else {
+        (mean, std_dev)
+    };
+    Ok((mean, std_dev, q))
 }
 
 /// A double as a ClickHouse expression of its exact bits (the server's text-to-float can be an
@@ -89,18 +94,17 @@ fn spread_from_sums(n: u64, shift: f64, deviations: f64, squares: f64) -> (f64, 
 }
 
 /// ClickHouse's mean and deviation computed again where the doubles' range overflowed (values
-/// near ±1.8e308): on the values divided by a power of two near their largest magnitude (which
-/// changes no digit), the mean first, then the deviations from it.
+/// near ±1.8e308) or their squares underflowed (near 1e-300): on the values divided by a power
+/// of two near their largest magnitude (which changes no digit), the mean first, then the
+/// deviations from it.
 fn clickhouse_spread(
     db: &dyn Database,
     view: &JsonView,
     i: usize,
     n: u64,
-    mean: f64,
-    std_dev: f64,
 ) -> Result<(f64, f64), SourceError> {
-    if n == 0 || (mean.is_finite() && std_dev.is_finite()) {
-        return Ok((mean, std_dev));
+    if n == 0 {
+        return Ok((0.0, 0.0));
     }
     let predicate = view.numeric(i);
     let value = |sql: String| -> Result<Vec<f64>, SourceError> {

@@ -7,7 +7,9 @@ use schemascope_core::profile::exact::NumberKey;
 
 use crate::error::SourceError;
 use crate::sql::engine::{NumberColumn, Spread};
-use crate::sql::pushdown::numbers::{quartile_ranks, quartiles_from};
+use crate::sql::pushdown::numbers::{
+    Quartiles, quartile_ranks, quartiles_from, spread_out_of_range,
+};
 use crate::sql::{PROFILE_TIMEOUT_MS, SqlValue};
 
 /// The column's mean, deviation and quartiles ([`crate::sql::engine::EngineSql::spread_and_quartiles`]).
@@ -36,20 +38,22 @@ pub(super) fn spread_and_quartiles(column: &NumberColumn<'_>) -> Result<Spread, 
         })
         .collect();
     let at = |rank: u64| values.iter().find(|(k, _)| *k == rank).map(|(_, v)| *v);
-    let (mean, std_dev) = if integers { (mean, std_dev) } else { rescaled(column)? };
-    Ok((mean, std_dev, quartiles_from(n, at)))
+    let q = quartiles_from(n, at);
+    let (mean, std_dev) = if integers { (mean, std_dev) } else { rescaled(column, &q)? };
+    Ok((mean, std_dev, q))
 }
 
 /// Past this magnitude a double's square, or a sum of a few, leaves the doubles' range.
 const LARGE: f64 = 1e150;
 
 /// The mean and deviation of a column of doubles computed again where the scan's may have
-/// left the doubles' range (values near ±1.8e308, whose squares the servers sum): on the
+/// left the doubles' range (values near ±1.8e308, whose squares the servers sum, or near
+/// 1e-300, whose squares underflow): on the
 /// values divided by a power of two near their largest magnitude, which changes no digit.
-fn rescaled(column: &NumberColumn<'_>) -> Result<(f64, f64), SourceError> {
+fn rescaled(column: &NumberColumn<'_>, q: &Quartiles) -> Result<(f64, f64), SourceError> {
     let NumberColumn { db, view, i, n, mean, std_dev, .. } = *column;
     let in_range = |x: f64| x.is_finite() && x.abs() < LARGE;
-    if n == 0 || (in_range(mean) && in_range(std_dev)) {
+    if n == 0 || (in_range(mean) && in_range(std_dev) && !spread_out_of_range(mean, std_dev, q)) {
         return Ok((mean, std_dev));
     }
     let from = format!("FROM {} WHERE {}", view.from, view.numeric(i));

@@ -145,6 +145,20 @@ pub(crate) struct Quartiles {
     pub(crate) median_key: Option<NumberKey>,
 }
 
+/// A deviation (or mean) of doubles below this may have lost digits to underflow: squares of
+/// differences under 1e-162 are subnormal or zero.
+const TINY_SPREAD: f64 = 1e-150;
+
+/// Whether the mean and deviation of doubles, as a database sums them, may be wrong for their
+/// range: not finite (sums past ±1.8e308), or a deviation so small that the squares it came from
+/// underflowed (values near 1e-300) while the values differ (their quartiles do) or are all tiny.
+/// An engine then computes them again on the values divided by a power of two near the largest.
+pub(crate) fn spread_out_of_range(mean: f64, std_dev: f64, q: &Quartiles) -> bool {
+    let differ = q.at[0].0 != q.at[2].0;
+    let tiny = mean != 0.0 && mean.abs() < TINY_SPREAD;
+    !mean.is_finite() || !std_dev.is_finite() || (std_dev < TINY_SPREAD && (differ || tiny))
+}
+
 /// The three quartiles from the values at their ranks (`at(rank)`, 0-based), interpolated as
 /// in memory.
 pub(crate) fn quartiles_from(n: u64, at: impl Fn(u64) -> Option<NumberKey>) -> Quartiles {

@@ -6,7 +6,7 @@ use schemascope_core::profile::exact::Quarters;
 use crate::error::SourceError;
 use crate::sql::engine::{NumberColumn, Spread};
 use crate::sql::pushdown::JsonView;
-use crate::sql::pushdown::numbers::{key, quartile_ranks, quartiles_from};
+use crate::sql::pushdown::numbers::{key, quartile_ranks, quartiles_from, spread_out_of_range};
 use crate::sql::{Database, PROFILE_TIMEOUT_MS, SqlValue};
 
 /// The column's mean, deviation and quartiles ([`crate::sql::engine::EngineSql::spread_and_quartiles`]).
@@ -30,20 +30,12 @@ pub(super) fn spread_and_quartiles(column: &NumberColumn<'_>) -> Result<Spread, 
         |rank: u64| picked.iter().find(|r| r[0].as_count() == rank + 1).and_then(|r| key(&r[1]));
     let q = quartiles_from(n, at);
     let (mean, std_dev) = sqlite_spread(db, view, i, n, mean, q.at[1].1.filter(|_| integers))?;
-    let spread_lost = !mean.is_finite()
-        || !std_dev.is_finite()
-        || (std_dev < TINY_SPREAD
-            && (q.at[0].0 != q.at[2].0 || (mean != 0.0 && mean.abs() < TINY_SPREAD)));
-    if integers || !spread_lost {
+    if integers || !spread_out_of_range(mean, std_dev, &q) {
         return Ok((mean, std_dev, q));
     }
     let (mean, std_dev) = rescaled_spread(db, view, i, n)?;
     Ok((mean, std_dev, q))
 }
-
-/// A deviation (or mean) below this, of doubles, may have lost digits to underflow: squares of
-/// differences under 1e-162 are subnormal or zero.
-const TINY_SPREAD: f64 = 1e-150;
 
 /// The mean and sample deviation of doubles too large or too small for their sums of squares
 /// (1e-300 or 1e307: squares underflow to zero or sums overflow to infinity), computed on the
