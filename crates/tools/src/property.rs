@@ -1,12 +1,13 @@
 //! describe_property: one property in depth, for a collection or one record's values.
 
 use std::cell::Cell;
+use std::sync::Arc;
 
-use schemascope_core::PropertyPath;
 use schemascope_core::ceilings::Ceiling;
 use schemascope_core::property::{
     BinCounter, MAX_LIMIT, PropertyOptions, describe_property_with as describe,
 };
+use schemascope_core::{CollectionProfile, PropertyPath};
 use schemascope_sources::sql::pushdown::{self, TableBins};
 
 use crate::params::DescribePropertyParams;
@@ -91,15 +92,25 @@ fn run(services: &Services, params: &DescribePropertyParams) -> Result<ToolResul
     if collection.table().is_some_and(|t| t.columns.is_empty()) {
         services.sources.ready_profile(&source, collection)?;
     }
-    // A table not profiled yet: profile just this column, inside the database.
-    let column_profile =
+    // A table not profiled yet: the column as the table's computation finished it already, else
+    // profiled just now, alone, inside the database.
+    let column_profile: Option<Arc<CollectionProfile>> =
         match (collection.table(), &source.database, collection.profile_ready(), path.last_key()) {
             (Some(table), Some(db), None, Some(column))
                 if path.depth() == 1
                     && record.is_none()
                     && table.columns.iter().any(|c| c.name == column) =>
             {
-                Some(pushdown::profile_columns(&**db, table, Some(&[column]))?)
+                // The table's profile goes on in the background: the next call on this table
+                // reads its finished columns.
+                services.sources.profile_in_background(&source, collection);
+                let finished = collection.profile_progress().partial;
+                match finished.filter(|partial| partial.property(&path).is_some()) {
+                    Some(partial) => Some(partial),
+                    None => {
+                        Some(Arc::new(pushdown::profile_columns(&**db, table, Some(&[column]))?))
+                    }
+                }
             }
             _ => None,
         };
@@ -109,7 +120,7 @@ fn run(services: &Services, params: &DescribePropertyParams) -> Result<ToolResul
             (found.profile, format!("{} values", found.key))
         }
         None => (
-            column_profile.as_ref().unwrap_or_else(|| collection.profile()),
+            column_profile.as_deref().unwrap_or_else(|| collection.profile()),
             collection.name().to_string(),
         ),
     };

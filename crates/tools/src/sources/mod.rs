@@ -172,6 +172,20 @@ impl Sources {
         self.profiles.wait(collections, patience);
     }
 
+    /// Queues the profile of `collection` of `source` (a database table's) in the background,
+    /// waiting for nothing: a call that answered from one column alone has the next ones read
+    /// the table's finished columns.
+    pub fn profile_in_background(
+        &self,
+        source: &Source,
+        collection: &schemascope_core::Collection,
+    ) {
+        if let Some(shared) = source.collections.iter().find(|c| std::ptr::eq(&***c, collection)) {
+            let announced = Some((source.name().to_string(), self.changes.clone()));
+            self.profiles.request(std::slice::from_ref(shared), announced);
+        }
+    }
+
     /// The whole profile of `collection` of `source`: a database table's is waited for as
     /// [`Self::await_profiles`] does, and when it is still being computed the call is answered
     /// with how far it is rather than held until it is done.

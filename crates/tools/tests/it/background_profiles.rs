@@ -148,3 +148,33 @@ fn a_call_needing_a_whole_table_profile_says_how_far_it_is_instead_of_waiting_fo
     assert!(answered.success, "{}", answered.message);
     assert_eq!(answered.data["schema"]["properties"]["b"]["type"], "string", "{}", answered.data);
 }
+
+/// describe_property on a table not profiled yet answers from its column alone and has the
+/// table's profile computed in the background, so the next calls on that table read it instead
+/// of scanning the column again.
+#[test]
+fn describing_a_column_of_a_table_not_profiled_yet_profiles_the_table_in_the_background() {
+    let services = common::registry(&[&common::chinook_spec()]);
+    services.sources.set_profile_patience(Some(Duration::ZERO));
+    let answer = schemascope_tools::describe_property(
+        &services,
+        schemascope_tools::DescribePropertyParams {
+            source: Some("chinook".into()),
+            collection: Some("Track".into()),
+            property: "Milliseconds".into(),
+            ..Default::default()
+        },
+    );
+    assert!(answer.success, "{}", answer.message);
+    assert_eq!(answer.data["numberCount"], 3503, "{}", answer.data);
+    let source = services.sources.get(Some("chinook")).expect("served");
+    let track = source.collection("Track").expect("Track");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while track.profile_state() != ProfileState::Ready {
+        assert!(Instant::now() < deadline, "the table's profile is computed without another call");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Only the table asked about: the others wait for a call that needs them.
+    let album = source.collection("Album").expect("Album");
+    assert_eq!(album.profile_state(), ProfileState::NotStarted);
+}
