@@ -101,16 +101,15 @@ fn run(services: &Services, params: &DescribePropertyParams) -> Result<ToolResul
                     && record.is_none()
                     && table.columns.iter().any(|c| c.name == column) =>
             {
-                // The table's profile goes on in the background: the next call on this table
-                // reads its finished columns.
-                services.sources.profile_in_background(&source, collection);
                 let finished = collection.profile_progress().partial;
-                match finished.filter(|partial| partial.property(&path).is_some()) {
-                    Some(partial) => Some(partial),
-                    None => {
-                        Some(Arc::new(pushdown::profile_columns(&**db, table, Some(&[column]))?))
-                    }
-                }
+                let column = match finished.filter(|partial| partial.property(&path).is_some()) {
+                    Some(partial) => partial,
+                    None => Arc::new(pushdown::profile_columns(&**db, table, Some(&[column]))?),
+                };
+                // The table's profile goes on in the background (once this call's own work was
+                // not cancelled): the next call on this table reads its finished columns.
+                services.sources.profile_in_background(&source, collection);
+                Some(column)
             }
             _ => None,
         };
