@@ -713,7 +713,13 @@ fn query_argument(text: &str) -> Value {
 
 fn read_value(text: &str) -> Result<Value> {
     let raw = read_raw(text)?;
-    serde_json::from_str(&raw).with_context(|| format!("the value is not valid JSON: {raw:.80}"))
+    serde_json::from_str(&raw).with_context(|| {
+        // A bare word is most often a string the shell unquoted: say how to pass it.
+        let quoted = serde_json::to_string(&raw).unwrap_or_default();
+        format!(
+            "the value is not valid JSON: {raw:.80} (a string is written quoted: '{quoted:.80}')"
+        )
+    })
 }
 
 fn profile(source: &str) -> Result<ExitCode> {

@@ -64,3 +64,22 @@ fn a_misspelled_record_named_as_the_target_is_answered_with_the_records() {
     assert!(message.contains("Did you mean `server::Config`?"), "{message}");
     assert!(message.contains("records: sensor::Location, server::Config"), "{message}");
 }
+
+/// A value is JSON, as the tool takes it; a bare word (a string the shell unquoted) is refused
+/// with the quoted form to type instead, and that form is checked.
+#[test]
+fn a_bare_word_as_a_value_is_answered_with_how_to_quote_it() {
+    let out = schemascope(&["validate", "demo:sensors", "server::Config", "hello"]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(r#"a string is written quoted: '"hello"'"#), "{stderr}");
+    let quoted = envelope(&schemascope(&[
+        "validate",
+        "demo:sensors",
+        "server::Config",
+        r#""hello""#,
+        "--json",
+    ]));
+    assert_eq!(quoted["success"], true, "{quoted}");
+    assert_eq!(quoted["data"]["valid"], false, "{quoted}");
+}

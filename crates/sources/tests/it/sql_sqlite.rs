@@ -216,6 +216,59 @@ fn a_default_calling_an_applications_function_leaves_its_table_readable() {
     assert!(refused.to_string().contains("load_extension"), "{refused}");
 }
 
+/// A virtual generated column computed by a function of the application that made the file
+/// fails every statement that reads it, `SELECT *` too: it is left out of the catalog, the
+/// table saying which and why, and the table's other columns — a stored generated column of
+/// the same function among them — are listed and profiled.
+#[test]
+fn a_column_computed_by_an_applications_function_is_left_out_and_its_table_profiled() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("generated.sqlite");
+    let connection = rusqlite::Connection::open(&path).expect("create");
+    connection
+        .create_scalar_function(
+            "app_double",
+            1,
+            rusqlite::functions::FunctionFlags::SQLITE_UTF8
+                | rusqlite::functions::FunctionFlags::SQLITE_DETERMINISTIC,
+            |context| Ok(context.get::<Option<i64>>(0)?.map(|x| x * 2)),
+        )
+        .expect("function");
+    connection
+        .execute_batch(
+            "PRAGMA foreign_keys = OFF;
+             CREATE TABLE p (id INTEGER PRIMARY KEY);
+             INSERT INTO p VALUES (2), (4);
+             CREATE TABLE t (x INTEGER, label TEXT, twice INTEGER AS (app_double(x)) VIRTUAL,
+                 kept INTEGER AS (app_double(x)) STORED, plus INTEGER AS (x + 1),
+                 FOREIGN KEY (twice) REFERENCES p (id), FOREIGN KEY (x) REFERENCES p (id));
+             INSERT INTO t (x, label) VALUES (1, 'a'), (2, 'b'), (NULL, 'b');",
+        )
+        .expect("fill");
+    drop(connection);
+    let db = SqliteDatabase::open(&path).expect("open");
+    db.query("SELECT * FROM t", &[]).expect_err("the column cannot be computed here");
+    let catalog = db.catalog().expect("catalog");
+    let t = catalog.table("t").expect("t");
+    let columns: Vec<&str> = t.columns.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(columns, ["x", "label", "kept", "plus"]);
+    let comment = t.comment.as_deref().expect("says what was left out");
+    assert!(comment.contains("twice (") && comment.contains("app_double"), "{comment}");
+    // A key over the column left out would name a column the model cannot see.
+    let keys: Vec<&[String]> = t.foreign_keys.iter().map(|k| k.columns.as_slice()).collect();
+    assert_eq!(keys, [["x".to_string()]]);
+    let profile = schemascope_sources::sql::pushdown::profile_table(&db, t).expect("profile");
+    let property = |name: &str| {
+        profile.property(&schemascope_core::PropertyPath::root().child(name)).expect(name)
+    };
+    let kept = property("kept");
+    assert_eq!((kept.present, kept.nulls, kept.distinct), (3, 1, 2));
+    assert_eq!(kept.numbers.as_ref().map(|n| (n.min, n.max)), Some((2.0, 4.0)));
+    assert_eq!(property("plus").numbers.as_ref().map(|n| n.max), Some(3.0));
+    assert_eq!(property("label").distinct, 2);
+    common::assert_pushdown_matches_memory(&db);
+}
+
 /// Doubles at the ends of their range profile in SQLite as in memory: infinities are the texts
 /// rows show them as (JSON has no such number), and the mean and deviation of values whose
 /// squares underflow (1e-300) or whose sums overflow (1e307) are their true figures, not 0 or

@@ -323,14 +323,21 @@ impl SqliteDatabase {
         let name_param = [SqlValue::Text(name.to_string())];
         let mut primary: Vec<(i64, String)> = Vec::new();
         let mut columns = Vec::new();
+        let mut uncomputable = Vec::new();
         for row in self.query(
             // `table_xinfo` lists generated columns too (`hidden` 2 and 3), which `table_info`
             // leaves out; a virtual table's hidden columns (1) are not its data.
-            "SELECT name, type, \"notnull\", pk FROM pragma_table_xinfo(?1) WHERE hidden <> 1 ORDER BY cid",
+            "SELECT name, type, \"notnull\", pk, hidden FROM pragma_table_xinfo(?1) WHERE hidden <> 1 ORDER BY cid",
             &name_param,
         )? {
             let column = text(&row[0]);
             let pk = int(&row[3]);
+            if int(&row[4]) == VIRTUAL_GENERATED
+                && let Some(reason) = self.uncomputable(name, &column)?
+            {
+                uncomputable.push(format!("{column} ({reason})"));
+                continue;
+            }
             if pk > 0 {
                 primary.push((pk, column.clone()));
             }
@@ -356,16 +363,45 @@ impl SqliteDatabase {
                     .push((id, ForeignKey { columns: vec![from], referenced_table: referenced, referenced_columns: to.into_iter().collect() })),
             }
         }
+        let listed =
+            |fk: &ForeignKey| fk.columns.iter().all(|c| columns.iter().any(|k| k.name == *c));
+        let foreign_keys = foreign_keys.into_iter().map(|(_, fk)| fk).filter(listed).collect();
         Ok(TableInfo {
             name: name.to_string(),
             kind,
             columns,
             primary_key: primary.into_iter().map(|(_, c)| c).collect(),
-            foreign_keys: foreign_keys.into_iter().map(|(_, fk)| fk).collect(),
+            foreign_keys,
             row_count: None,
             row_count_estimated: false,
-            comment: None,
+            comment: (!uncomputable.is_empty()).then(|| {
+                format!(
+                    "Columns left out, computed by what this SQLite cannot run: {}",
+                    uncomputable.join(", ")
+                )
+            }),
         })
+    }
+
+    /// Why the virtual generated column `column` of `table` cannot be read here, if it cannot.
+    ///
+    /// SQLite computes such a column each time a statement reads it, so an expression calling
+    /// a function of the application that made the file fails every statement naming the
+    /// column — and `SELECT *`. Left in the catalog, it would fail the whole table's profile
+    /// and have the model write queries that cannot run; the table's other columns read fine.
+    fn uncomputable(&self, table: &str, column: &str) -> Result<Option<String>, SourceError> {
+        let sql = format!(
+            "SELECT {} FROM {} LIMIT 0",
+            Dialect::Sqlite.quote(column),
+            Dialect::Sqlite.quote(table)
+        );
+        match self.query(&sql, &[]) {
+            Ok(_) => Ok(None),
+            Err(error) if matches!(error.class(), ErrorClass::Syntax | ErrorClass::Refused) => {
+                Ok(Some(reason(&error)))
+            }
+            Err(error) => Err(error),
+        }
     }
 }
 
@@ -401,15 +437,23 @@ fn read(value: ValueRef<'_>) -> SqlValue {
     }
 }
 
-/// A table or view that cannot be read here, listed with no columns and the engine's reason
-/// as its comment.
-fn unreadable(name: String, kind: TableKind, error: &SourceError) -> TableInfo {
-    let reason = match error {
+/// `pragma_table_xinfo`'s `hidden` for a generated column computed when it is read.
+const VIRTUAL_GENERATED: i64 = 2;
+
+/// The engine's own words for why a statement failed.
+fn reason(error: &SourceError) -> String {
+    match error {
         SourceError::Statement { message, .. } | SourceError::Database { message, .. } => {
             message.clone()
         }
         other => other.to_string(),
-    };
+    }
+}
+
+/// A table or view that cannot be read here, listed with no columns and the engine's reason
+/// as its comment.
+fn unreadable(name: String, kind: TableKind, error: &SourceError) -> TableInfo {
+    let reason = reason(error);
     TableInfo {
         name,
         kind,
