@@ -142,10 +142,17 @@ pub(crate) trait EngineSql: Send + Sync + std::fmt::Debug {
         false
     }
 
-    /// The mean of `c` (a column of `class`) where `p` holds, when the engine computes it its
-    /// own way rather than as `AVG`.
-    fn mean(&self, class: ValueClass, c: &str, p: &str) -> Option<String> {
-        let _ = (class, c, p);
+    /// The mean of `c` (a column of `class`, exact value `exact`) where `p` holds, when the
+    /// engine computes it its own way rather than as `AVG`. `when(p, e)` is `e` where `p` holds.
+    fn mean(
+        &self,
+        class: ValueClass,
+        c: &str,
+        p: &str,
+        exact: &str,
+        when: &dyn Fn(&str, &str) -> String,
+    ) -> Option<String> {
+        let _ = (class, c, p, exact, when);
         None
     }
 

@@ -474,7 +474,7 @@ fn profile_columns_with(
             s.num_avg = Some(
                 list.push(
                     view.engine
-                        .mean(view.classes[i], &c, &p)
+                        .mean(view.classes[i], &c, &p, &exact, &when)
                         .unwrap_or_else(|| view.as_float(&format!("AVG({})", when(&p, &exact)))),
                 ),
             );

@@ -203,7 +203,14 @@ impl EngineSql for ClickHouseSql {
     // ClickHouse sums integers in their own width (an Int64 sum wraps) and doubles
     // plainly: integers in 128 bits, doubles compensated (Kahan). Its `…If`
     // combinators, since some of its aggregates refuse a Nullable argument.
-    fn mean(&self, class: ValueClass, c: &str, p: &str) -> Option<String> {
+    fn mean(
+        &self,
+        class: ValueClass,
+        c: &str,
+        p: &str,
+        _exact: &str,
+        _when: &dyn Fn(&str, &str) -> String,
+    ) -> Option<String> {
         Some(match class {
             ValueClass::Integer => {
                 format!("toFloat64(sumIf(toDecimal128(assumeNotNull({c}), 0), {p})) / countIf({p})")

@@ -153,6 +153,28 @@ impl EngineSql for MySqlSql {
         format!("(CONVERT({expr} USING utf8mb4) COLLATE {})", self.collation())
     }
 
+    // MariaDB's AVG of doubles whose sum passes the doubles' range is 0 with a warning (and
+    // an error once used in an expression), so a column whose values reach past 1e150 is
+    // averaged on its values times 2^-500, which changes no digit of those that matter: the
+    // sum stays in range for any row count. Its deviation then overflows, and `quartiles`
+    // computes both again on values scaled to their largest.
+    fn mean(
+        &self,
+        class: ValueClass,
+        c: &str,
+        p: &str,
+        exact: &str,
+        when: &dyn Fn(&str, &str) -> String,
+    ) -> Option<String> {
+        (class == ValueClass::Number).then(|| {
+            let value = when(p, c);
+            format!(
+                "IF(MAX(ABS({value})) > 1e150, AVG({value} * POW(2, -500)) * POW(2, 500), AVG({}) + 0e0)",
+                when(p, exact)
+            )
+        })
+    }
+
     fn deviation(
         &self,
         _small_integer: bool,
