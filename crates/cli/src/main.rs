@@ -704,21 +704,29 @@ fn read_raw(text: &str) -> Result<String> {
 
 /// A query given on the command line as the tools take it: a JSON object is a structured query,
 /// anything else SQL text.
-fn query_argument(text: &str) -> Value {
+fn query_argument(text: &str) -> Result<Value> {
     match serde_json::from_str::<Value>(text) {
-        Ok(object @ Value::Object(_)) => object,
-        _ => Value::String(text.to_string()),
+        Ok(object @ Value::Object(_)) => Ok(object),
+        // No SQL statement starts with a brace: this was meant as a structured query.
+        Err(error) if text.trim_start().starts_with('{') => {
+            anyhow::bail!("the structured query is not valid JSON: {error}")
+        }
+        _ => Ok(Value::String(text.to_string())),
     }
 }
 
 fn read_value(text: &str) -> Result<Value> {
     let raw = read_raw(text)?;
-    serde_json::from_str(&raw).with_context(|| {
-        // A bare word is most often a string the shell unquoted: say how to pass it.
-        let quoted = serde_json::to_string(&raw).unwrap_or_default();
-        format!(
-            "the value is not valid JSON: {raw:.80} (a string is written quoted: '{quoted:.80}')"
-        )
+    serde_json::from_str(&raw).map_err(|error| {
+        // A bare word is most often a string the shell unquoted: say how to pass it. In an
+        // object or array the parser's position says where the mistake is.
+        let hint = if raw.trim_start().starts_with(['{', '[', '"']) {
+            error.to_string()
+        } else {
+            let quoted = serde_json::to_string(&raw).unwrap_or_default();
+            format!("a string is written quoted: '{quoted:.80}'")
+        };
+        anyhow::anyhow!("the value is not valid JSON: {raw:.80} ({hint})")
     })
 }
 
@@ -1138,7 +1146,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
         Command::ValidateQuery { source, query, question, retrieval, output } => {
             let (services, name) = one_source(&source)?;
             retrieval.apply(&services)?;
-            let query = query_argument(&read_raw(&query)?);
+            let query = query_argument(&read_raw(&query)?)?;
             let params = tools::ValidateQueryParams { source: Some(name), query, question };
             let result = call(&services, "validate_query", params, &output);
             let code = finish(&result, &output, View::Data);
@@ -1152,7 +1160,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             let (services, name) = one_source(&source)?;
             let params = tools::ExecuteQueryParams {
                 source: Some(name),
-                query: query_argument(&read_raw(&query)?),
+                query: query_argument(&read_raw(&query)?)?,
                 max_rows,
                 max_bytes: max_bytes.map(|b| usize::try_from(b).unwrap_or(usize::MAX)),
                 timeout_ms,

@@ -7,6 +7,7 @@ use schemascope_core::PropertyPath;
 use schemascope_core::ceilings::Ceiling;
 use schemascope_core::display::DisplayLimits;
 use schemascope_core::sample::{SampleOptions, SampleStrategy, sample};
+use schemascope_sources::error::ErrorClass;
 use schemascope_sources::sql::rows;
 
 use crate::params::{SampleDataParams, StrategyParam};
@@ -61,6 +62,7 @@ fn run(sources: &Sources, params: SampleDataParams) -> Result<ToolResult, ToolEr
     let mut parts = Vec::new();
     let mut info = Map::new();
     let mut depth_limited = 0;
+    let every_table = params.collection.is_none() && params.record_name.is_none();
     for collection in &collections {
         // Strata are a property's values: only a stratified sample needs the whole profile.
         let profile = match &stratify_by {
@@ -102,13 +104,31 @@ fn run(sources: &Sources, params: SampleDataParams) -> Result<ToolResult, ToolEr
                         .collect();
                     Some((path.last_key()?.to_string(), values))
                 });
-                let pool = rows::sample_pool(
+                let pool = match rows::sample_pool(
                     &**db,
                     table,
                     collection.len() as u64,
                     seed,
                     strata.as_ref().map(|(c, v)| (c.as_str(), v.as_slice())),
-                )?;
+                ) {
+                    Ok(pool) => pool,
+                    // Sampling every table: one this connection cannot read (a view calling a
+                    // function of the application that made the file) is named with its
+                    // reason, and the others are sampled.
+                    Err(error)
+                        if every_table
+                            && matches!(
+                                error.class(),
+                                ErrorClass::Syntax | ErrorClass::Refused
+                            ) =>
+                    {
+                        let reason = error.to_string();
+                        parts.push(format!("no rows of {} ({reason})", collection.name()));
+                        info.insert(collection.name().to_string(), json!({ "error": reason }));
+                        continue;
+                    }
+                    Err(error) => return Err(error.into()),
+                };
                 sample(&pool, &options)?
             }
             _ => sample(collection, &options)?,

@@ -83,3 +83,18 @@ fn a_bare_word_as_a_value_is_answered_with_how_to_quote_it() {
     assert_eq!(quoted["success"], true, "{quoted}");
     assert_eq!(quoted["data"]["valid"], false, "{quoted}");
 }
+
+/// A malformed object or array, as a value or a structured query, is answered with where the
+/// JSON goes wrong — not quoted whole as a string, nor read as SQL.
+#[test]
+fn malformed_json_is_answered_with_where_it_goes_wrong() {
+    let value = schemascope(&["validate", "demo:sensors", "server::Config", r#"{"a": abc}"#]);
+    let stderr = String::from_utf8_lossy(&value.stderr);
+    assert!(!value.status.success());
+    assert!(stderr.contains("expected value at line 1 column 7"), "{stderr}");
+    assert!(!stderr.contains("written quoted"), "{stderr}");
+    let query = schemascope(&["execute", &chinook(), r#"{"fields": [abc]}"#]);
+    let stderr = String::from_utf8_lossy(&query.stderr);
+    assert!(!query.status.success());
+    assert!(stderr.contains("the structured query is not valid JSON"), "{stderr}");
+}

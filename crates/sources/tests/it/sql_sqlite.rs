@@ -216,15 +216,9 @@ fn a_default_calling_an_applications_function_leaves_its_table_readable() {
     assert!(refused.to_string().contains("load_extension"), "{refused}");
 }
 
-/// A virtual generated column computed by a function of the application that made the file
-/// fails every statement that reads it, `SELECT *` too: it is left out of the catalog, the
-/// table saying which and why, and the table's other columns — a stored generated column of
-/// the same function among them — are listed and profiled.
-#[test]
-fn a_column_computed_by_an_applications_function_is_left_out_and_its_table_profiled() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("generated.sqlite");
-    let connection = rusqlite::Connection::open(&path).expect("create");
+/// The function `app_double` of an application that writes a file with columns computed by it
+/// (registered on the connection that writes it, never on schemascope's).
+fn register_app_double(connection: &rusqlite::Connection) {
     connection
         .create_scalar_function(
             "app_double",
@@ -234,6 +228,18 @@ fn a_column_computed_by_an_applications_function_is_left_out_and_its_table_profi
             |context| Ok(context.get::<Option<i64>>(0)?.map(|x| x * 2)),
         )
         .expect("function");
+}
+
+/// A virtual generated column computed by a function of the application that made the file
+/// fails every statement that reads it, `SELECT *` too: it is left out of the catalog, the
+/// table saying which and why, and the table's other columns — a stored generated column of
+/// the same function among them — are listed and profiled.
+#[test]
+fn a_column_computed_by_an_applications_function_is_left_out_and_its_table_profiled() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("generated.sqlite");
+    let connection = rusqlite::Connection::open(&path).expect("create");
+    register_app_double(&connection);
     connection
         .execute_batch(
             "PRAGMA foreign_keys = OFF;
@@ -267,6 +273,84 @@ fn a_column_computed_by_an_applications_function_is_left_out_and_its_table_profi
     assert_eq!(property("plus").numbers.as_ref().map(|n| n.max), Some(3.0));
     assert_eq!(property("label").distinct, 2);
     common::assert_pushdown_matches_memory(&db);
+}
+
+/// A view over a table whose column this connection cannot compute leaves that column out too,
+/// and profiles the rest; a view of nothing but such columns is listed as unreadable.
+#[test]
+fn a_views_column_that_cannot_be_computed_here_is_left_out_of_the_view() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("views.sqlite");
+    let connection = rusqlite::Connection::open(&path).expect("create");
+    register_app_double(&connection);
+    connection
+        .execute_batch(
+            "CREATE TABLE t (x INTEGER, twice INTEGER AS (app_double(x)) VIRTUAL);
+             INSERT INTO t (x) VALUES (1), (2), (2), (NULL);
+             CREATE VIEW every AS SELECT * FROM t;
+             CREATE VIEW only_twice AS SELECT twice FROM t;",
+        )
+        .expect("fill");
+    drop(connection);
+    let db = SqliteDatabase::open(&path).expect("open");
+    let catalog = db.catalog().expect("catalog");
+    let every = catalog.table("every").expect("every");
+    let columns: Vec<&str> = every.columns.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(columns, ["x"]);
+    assert_eq!(every.row_count, Some(4));
+    let comment = every.comment.as_deref().expect("says what was left out");
+    assert!(comment.contains("twice (") && comment.contains("app_double"), "{comment}");
+    let profile = schemascope_sources::sql::pushdown::profile_table(&db, every).expect("profile");
+    let x = profile.property(&schemascope_core::PropertyPath::root().child("x")).expect("x");
+    assert_eq!((x.present, x.nulls, x.distinct), (4, 1, 2));
+    let only = catalog.table("only_twice").expect("listed");
+    assert!(only.columns.is_empty());
+    assert!(
+        only.comment.as_deref().is_some_and(|c| c.starts_with("Cannot be read here")),
+        "{only:?}"
+    );
+}
+
+/// A collation of the application that made the file is not on this connection: SQLite cannot
+/// compare that column's values by it, nor read an index ordered by it. The table is counted
+/// (without the index), profiled and looked up by bytes, as every column is.
+#[test]
+fn a_column_in_an_applications_collation_is_profiled_and_looked_up_by_bytes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("collation.sqlite");
+    let connection = rusqlite::Connection::open(&path).expect("create");
+    // The file as an application with its own collation `app_order` wrote it: made with NOCASE,
+    // then renamed in the schema (this connection cannot register a collation).
+    connection
+        .execute_batch(
+            "CREATE TABLE w (id INTEGER PRIMARY KEY, name TEXT COLLATE NOCASE, n INTEGER);
+             CREATE INDEX w_name ON w (name);
+             INSERT INTO w (name, n) VALUES ('ab', 1), ('AB', 2), ('Ab', 3), ('cd', 4), (9e999, 5);
+             PRAGMA writable_schema = ON;
+             UPDATE sqlite_schema SET sql = replace(sql, 'COLLATE NOCASE', 'COLLATE app_order')
+                 WHERE name = 'w';
+             PRAGMA writable_schema = OFF;",
+        )
+        .expect("fill");
+    drop(connection);
+    let db = SqliteDatabase::open(&path).expect("open");
+    db.query("SELECT count(*) FROM w WHERE name = 'ab'", &[])
+        .expect_err("the collation is not on this connection");
+    let catalog = db.catalog().expect("catalog");
+    let w = catalog.table("w").expect("w");
+    assert_eq!(w.row_count, Some(5));
+    assert_eq!(w.columns.len(), 3, "{w:?}");
+    let profile = schemascope_sources::sql::pushdown::profile_table(&db, w).expect("profile");
+    let name =
+        profile.property(&schemascope_core::PropertyPath::root().child("name")).expect("name");
+    assert_eq!((name.present, name.distinct), (5, 5));
+    common::assert_pushdown_matches_memory(&db);
+    for (shown, stored) in [("ab", 1), ("AB", 1), ("aB", 0), ("Infinity", 1)] {
+        let predicate = db.shown_value_predicate("name", shown);
+        let sql = format!("SELECT count(*) FROM w WHERE {predicate}");
+        let rows = db.query(&sql, &[schemascope_sources::sql::SqlValue::Text(shown.into())]);
+        assert_eq!(rows.expect("looked up")[0][0].as_count(), stored, "{shown}");
+    }
 }
 
 /// Doubles at the ends of their range profile in SQLite as in memory: infinities are the texts

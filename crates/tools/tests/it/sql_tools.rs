@@ -393,6 +393,26 @@ fn a_view_that_cannot_be_read_is_said_so_by_every_tool() {
     assert!(!view.contains("rows when these docs were generated"), "{view}");
     let table_doc = std::fs::read_to_string(docs.path().join("b.md")).expect("the table's doc");
     assert!(table_doc.contains("1 rows when these docs were generated"), "{table_doc}");
+    // Sampling every collection samples the table and names the view with its reason; asked
+    // for by name, the view is an error.
+    let every = sample_data(
+        &registry.sources,
+        SampleDataParams { source: Some("app".into()), ..Default::default() },
+    );
+    assert!(every.success, "{}", every.message);
+    assert_eq!(every.data["b"][0]["v"], "x", "{}", every.data);
+    let reason = every.data["sampling"]["shown"]["error"].as_str().unwrap_or_default();
+    assert!(reason.contains("no such function: app_format"), "{}", every.data);
+    assert!(every.message.contains("no rows of shown"), "{}", every.message);
+    let named = sample_data(
+        &registry.sources,
+        SampleDataParams {
+            source: Some("app".into()),
+            collection: Some("shown".into()),
+            ..Default::default()
+        },
+    );
+    assert!(!named.success, "{}", named.message);
 }
 
 #[test]

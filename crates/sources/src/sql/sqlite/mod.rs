@@ -323,21 +323,14 @@ impl SqliteDatabase {
         let name_param = [SqlValue::Text(name.to_string())];
         let mut primary: Vec<(i64, String)> = Vec::new();
         let mut columns = Vec::new();
-        let mut uncomputable = Vec::new();
         for row in self.query(
             // `table_xinfo` lists generated columns too (`hidden` 2 and 3), which `table_info`
             // leaves out; a virtual table's hidden columns (1) are not its data.
-            "SELECT name, type, \"notnull\", pk, hidden FROM pragma_table_xinfo(?1) WHERE hidden <> 1 ORDER BY cid",
+            "SELECT name, type, \"notnull\", pk FROM pragma_table_xinfo(?1) WHERE hidden <> 1 ORDER BY cid",
             &name_param,
         )? {
             let column = text(&row[0]);
             let pk = int(&row[3]);
-            if int(&row[4]) == VIRTUAL_GENERATED
-                && let Some(reason) = self.uncomputable(name, &column)?
-            {
-                uncomputable.push(format!("{column} ({reason})"));
-                continue;
-            }
             if pk > 0 {
                 primary.push((pk, column.clone()));
             }
@@ -350,6 +343,7 @@ impl SqliteDatabase {
             });
         }
         primary.sort();
+        let left_out = self.uncomputable(name, &mut columns)?;
         let mut foreign_keys: Vec<(i64, ForeignKey)> = Vec::new();
         for row in self.query("SELECT id, \"table\", \"from\", \"to\" FROM pragma_foreign_key_list(?1) ORDER BY id, seq", &name_param)? {
             let id = int(&row[0]);
@@ -374,34 +368,96 @@ impl SqliteDatabase {
             foreign_keys,
             row_count: None,
             row_count_estimated: false,
-            comment: (!uncomputable.is_empty()).then(|| {
-                format!(
-                    "Columns left out, computed by what this SQLite cannot run: {}",
-                    uncomputable.join(", ")
-                )
-            }),
+            comment: left_out.map(|left_out| left_out.sentence()),
         })
     }
 
-    /// Why the virtual generated column `column` of `table` cannot be read here, if it cannot.
+    /// Takes out of `columns` those of `table` this connection cannot compute, saying which
+    /// and why; an error when it can compute none of them.
     ///
-    /// SQLite computes such a column each time a statement reads it, so an expression calling
-    /// a function of the application that made the file fails every statement naming the
-    /// column — and `SELECT *`. Left in the catalog, it would fail the whole table's profile
-    /// and have the model write queries that cannot run; the table's other columns read fine.
-    fn uncomputable(&self, table: &str, column: &str) -> Result<Option<String>, SourceError> {
-        let sql = format!(
-            "SELECT {} FROM {} LIMIT 0",
-            Dialect::Sqlite.quote(column),
-            Dialect::Sqlite.quote(table)
-        );
-        match self.query(&sql, &[]) {
-            Ok(_) => Ok(None),
-            Err(error) if matches!(error.class(), ErrorClass::Syntax | ErrorClass::Refused) => {
-                Ok(Some(reason(&error)))
+    /// SQLite computes a virtual generated column, or a view's column, each time a statement
+    /// reads it, so one calling a function of the application that made the file fails every
+    /// statement naming it — and `SELECT *`. Left in the catalog, it would fail the whole
+    /// table's profile and have the model write queries that cannot run; the other columns
+    /// read fine. Statements are compiled, not run: one for the whole table, one per column
+    /// only when that fails.
+    fn uncomputable(
+        &self,
+        table: &str,
+        columns: &mut Vec<ColumnInfo>,
+    ) -> Result<Option<LeftOut>, SourceError> {
+        let compiles = |names: &[&str]| -> Result<Result<(), SourceError>, SourceError> {
+            let list: Vec<String> = names.iter().map(|n| Dialect::Sqlite.quote(n)).collect();
+            let sql =
+                format!("SELECT {} FROM {} LIMIT 0", list.join(", "), Dialect::Sqlite.quote(table));
+            match self.query(&sql, &[]) {
+                Ok(_) => Ok(Ok(())),
+                Err(error) if matches!(error.class(), ErrorClass::Syntax | ErrorClass::Refused) => {
+                    Ok(Err(error))
+                }
+                Err(error) => Err(error),
             }
-            Err(error) => Err(error),
+        };
+        let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
+        if names.is_empty() {
+            return Ok(None);
         }
+        let Err(whole) = compiles(&names)? else {
+            return Ok(None);
+        };
+        let mut left_out = LeftOut::default();
+        let mut kept = Vec::with_capacity(columns.len());
+        for column in columns.drain(..) {
+            match compiles(&[column.name.as_str()])? {
+                Ok(()) => kept.push(column),
+                Err(error) => left_out.add(column.name, reason(&error)),
+            }
+        }
+        if kept.is_empty() {
+            return Err(whole);
+        }
+        *columns = kept;
+        Ok(Some(left_out))
+    }
+}
+
+/// The columns of a table left out of the catalog, by the engine's reason.
+#[derive(Debug, Default)]
+struct LeftOut {
+    by_reason: Vec<(String, Vec<String>)>,
+}
+
+impl LeftOut {
+    /// Columns named in the sentence, past which it says how many more.
+    const NAMED: usize = 12;
+
+    fn add(&mut self, column: String, reason: String) {
+        match self.by_reason.iter_mut().find(|(r, _)| *r == reason) {
+            Some((_, columns)) => columns.push(column),
+            None => self.by_reason.push((reason, vec![column])),
+        }
+    }
+
+    /// The table's comment: each reason once, with the columns it holds.
+    fn sentence(&self) -> String {
+        let (mut room, mut parts, mut unnamed) = (Self::NAMED, Vec::new(), 0);
+        for (reason, columns) in &self.by_reason {
+            let shown = columns.len().min(room);
+            room -= shown;
+            if shown == 0 {
+                unnamed += columns.len();
+                continue;
+            }
+            let more = match columns.len() - shown {
+                0 => String::new(),
+                more => format!(" and {more} more"),
+            };
+            parts.push(format!("{}{more} ({reason})", columns[..shown].join(", ")));
+        }
+        if unnamed > 0 {
+            parts.push(format!("{unnamed} more for other reasons"));
+        }
+        format!("Columns left out, as this SQLite cannot compute them: {}", parts.join("; "))
     }
 }
 
@@ -436,9 +492,6 @@ fn read(value: ValueRef<'_>) -> SqlValue {
         ValueRef::Blob(b) => SqlValue::Text(value_text::blob_description(b)),
     }
 }
-
-/// `pragma_table_xinfo`'s `hidden` for a generated column computed when it is read.
-const VIRTUAL_GENERATED: i64 = 2;
 
 /// The engine's own words for why a statement failed.
 fn reason(error: &SourceError) -> String {
@@ -587,10 +640,18 @@ impl Database for SqliteDatabase {
             let read = self.table_info(&name, kind).and_then(|mut table| {
                 // Counting a SQLite table walks its b-tree without reading rows: cheap enough
                 // to do now.
-                let counted = self.query(
-                    &format!("SELECT COUNT(*) FROM {}", Dialect::Sqlite.quote(&table.name)),
-                    &[],
-                )?;
+                let quoted = Dialect::Sqlite.quote(&table.name);
+                let counted = match self.query(&format!("SELECT COUNT(*) FROM {quoted}"), &[]) {
+                    // SQLite counts on its smallest index, which cannot be read without the
+                    // collation it is ordered by: one of the application that made the file is
+                    // not here. The table itself reads.
+                    Err(error)
+                        if kind == TableKind::Table && error.class() == ErrorClass::Syntax =>
+                    {
+                        self.query(&format!("SELECT COUNT(*) FROM {quoted} NOT INDEXED"), &[])?
+                    }
+                    counted => counted?,
+                };
                 table.row_count = counted.first().map(|r| r[0].as_count());
                 Ok(table)
             });

@@ -44,9 +44,13 @@ pub(crate) fn blob_description(bytes: &[u8]) -> String {
 /// texts, unequal); where it reads as a blob's description, the blobs by theirs; where it is
 /// `Infinity` or `-Infinity`, that double.
 pub(crate) fn shown_value_predicate(quoted: &str, param: &str, value: &str) -> String {
-    let mut alternatives = vec![format!("{quoted} = {param}")];
+    // By bytes, as the profile counts values: a NOCASE column's `'abc'` is not its `'ABC'`, and
+    // a collation of the application that made the file (which this connection lacks) is
+    // never needed.
+    let bytes = format!("{quoted} COLLATE BINARY");
+    let mut alternatives = vec![format!("{bytes} = {param}")];
     if let Some(number) = number_literal(value) {
-        alternatives.push(format!("{quoted} = {number}"));
+        alternatives.push(format!("{bytes} = {number}"));
     }
     if value.starts_with(BLOB_START) {
         alternatives.push(format!(
@@ -55,8 +59,8 @@ pub(crate) fn shown_value_predicate(quoted: &str, param: &str, value: &str) -> S
     }
     // An infinite double reads as these texts ([`view_sql`]); 9e999 is SQLite's infinity.
     match value {
-        "Infinity" => alternatives.push(format!("{quoted} = 9e999")),
-        "-Infinity" => alternatives.push(format!("{quoted} = -9e999")),
+        "Infinity" => alternatives.push(format!("{bytes} = 9e999")),
+        "-Infinity" => alternatives.push(format!("{bytes} = -9e999")),
         _ => {}
     }
     format!("({})", alternatives.join(" OR "))
@@ -128,7 +132,7 @@ pub(crate) fn view_sql(quoted: &str) -> String {
     format!(
         "CASE WHEN typeof({quoted}) = 'blob' THEN {BLOB_DESCRIPTION}({quoted}) \
          WHEN typeof({quoted}) = 'real' AND abs({quoted}) > 1.7976931348623157e308 \
-         THEN CASE WHEN {quoted} > 0 THEN 'Infinity' ELSE '-Infinity' END \
+         THEN CASE WHEN {quoted} COLLATE BINARY > 0 THEN 'Infinity' ELSE '-Infinity' END \
          ELSE {quoted} END"
     )
 }
