@@ -159,6 +159,17 @@ pub fn sample_pool(
     seed: u64,
     strata: Option<(&str, &[Value])>,
 ) -> Result<Collection, SourceError> {
+    // A relation listed without columns could not be read here: its rows would read as `{}`.
+    if table.columns.is_empty() {
+        return Err(SourceError::Statement {
+            location: db.location().to_string(),
+            message: table
+                .comment
+                .clone()
+                .unwrap_or_else(|| format!("{} has no columns", table.name)),
+            class: crate::error::ErrorClass::Syntax,
+        });
+    }
     let mut values = if rows as usize <= POOL_ROWS {
         first_rows(db, table, POOL_ROWS)?
     } else {

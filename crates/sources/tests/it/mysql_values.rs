@@ -211,7 +211,8 @@ INSERT INTO zero_dates (d, dt, ts) VALUES ('0000-00-00', '0000-00-00 00:00:00', 
 
 /// Doubles whose squares underflow (1e-300) or whose sum passes the doubles' range (1e307, whose
 /// `AVG` MariaDB answers 0 with a warning, or an error inside an expression) get their true mean
-/// and deviation, as in memory; a lone value near the end of the range is its own mean.
+/// and deviation, as in memory; a lone value near the end of the range is its own mean, and so
+/// are the largest double and subnormal ones (1e-310).
 #[test]
 fn doubles_at_the_ends_of_their_range_profile_in_the_server_as_in_memory() {
     let Ok(uri) = std::env::var("SCHEMASCOPE_TEST_MARIADB") else {
@@ -223,9 +224,11 @@ fn doubles_at_the_ends_of_their_range_profile_in_the_server_as_in_memory() {
     let owner = owner_uri(&uri);
     let table = "
 CREATE OR REPLACE TABLE extreme_doubles (id INT PRIMARY KEY, tiny DOUBLE, sign DOUBLE,
-  huge DOUBLE, one_huge DOUBLE);
+  huge DOUBLE, one_huge DOUBLE, largest DOUBLE, subnormal DOUBLE);
 INSERT INTO extreme_doubles SELECT seq, (1 + seq % 9) * 1e-300, IF(seq % 2 = 0, 1e-300, -1e-300),
-  (1 + seq % 17) * 1e307, IF(seq = 7, -1.5e308, NULL)
+  (1 + seq % 17) * 1e307, IF(seq = 7, -1.5e308, NULL),
+  IF(seq % 3 = 0, 1.7976931348623157e308, IF(seq % 3 = 1, -1.7976931348623157e308, NULL)),
+  (1 + seq % 3) * 1e-310
   FROM seq_1_to_300;
 ";
     if client(&owner, &[], table).is_none() {

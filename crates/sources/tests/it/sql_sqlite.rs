@@ -353,6 +353,42 @@ fn a_column_in_an_applications_collation_is_profiled_and_looked_up_by_bytes() {
     }
 }
 
+/// A value is looked up as stored only when a row holds it: a number written another way
+/// (`1.00`, `+10`) finds the number in a numeric column, never a text that reads alike.
+#[test]
+fn a_number_looked_up_in_a_text_column_finds_only_its_own_text() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("codes.sqlite");
+    let connection = rusqlite::Connection::open(&path).expect("create");
+    connection
+        .execute_batch(
+            "CREATE TABLE s (code TEXT, n INTEGER, r REAL);
+             INSERT INTO s VALUES ('1.0', 10, 1.0), ('007', 7, 2.5), ('10', NULL, NULL);",
+        )
+        .expect("fill");
+    drop(connection);
+    let db = SqliteDatabase::open(&path).expect("open");
+    for (column, value, stored) in [
+        ("code", "1.0", 1),
+        ("code", "1.00", 0),
+        ("code", "1e0", 0),
+        ("code", "+10", 0),
+        ("code", "7", 0),
+        ("code", "007", 1),
+        ("n", "+10", 1),
+        ("n", "10.0", 1),
+        ("n", "7", 1),
+        ("r", "1", 1),
+        ("r", "2.50", 1),
+        ("r", "3", 0),
+    ] {
+        let predicate = db.shown_value_predicate(column, value);
+        let sql = format!("SELECT count(*) FROM s WHERE {predicate}");
+        let rows = db.query(&sql, &[schemascope_sources::sql::SqlValue::Text(value.into())]);
+        assert_eq!(rows.expect("looked up")[0][0].as_count(), stored, "{column} {value}");
+    }
+}
+
 /// Doubles at the ends of their range profile in SQLite as in memory: infinities are the texts
 /// rows show them as (JSON has no such number), and the mean and deviation of values whose
 /// squares underflow (1e-300) or whose sums overflow (1e307) are their true figures, not 0 or

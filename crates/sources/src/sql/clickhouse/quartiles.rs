@@ -7,7 +7,9 @@ use crate::sql::engine::{NumberColumn, Spread};
 use crate::sql::pushdown::JsonView;
 use schemascope_core::profile::exact::NumberKey;
 
-use crate::sql::pushdown::numbers::{quartile_ranks, quartiles_from, spread_out_of_range};
+use crate::sql::pushdown::numbers::{
+    binary_exponent, quartile_ranks, quartiles_from, spread_out_of_range,
+};
 use crate::sql::{Database, PROFILE_TIMEOUT_MS, SqlValue};
 
 /// The column's mean, deviation and quartiles ([`crate::sql::engine::EngineSql::spread_and_quartiles`]).
@@ -117,7 +119,7 @@ fn clickhouse_spread(
     let from = format!("FROM {} WHERE {predicate}", view.from);
     let largest = value(format!("SELECT max(abs(toFloat64(assumeNotNull(c{i})))) {from}"))?;
     let largest = largest.first().copied().unwrap_or(1.0);
-    let scale = if largest.is_normal() { 2f64.powi(largest.log2().floor() as i32) } else { 1.0 };
+    let scale = 2f64.powi(binary_exponent(largest));
     let first = value(format!("SELECT {} {from}", clickhouse_deviation_sums(i, 0.0, scale)))?;
     let (scaled_mean, _) =
         spread_from_sums(n, 0.0, first.first().copied().unwrap_or(f64::NAN), 0.0);

@@ -8,7 +8,7 @@ use schemascope_core::profile::exact::NumberKey;
 use crate::error::SourceError;
 use crate::sql::engine::{NumberColumn, Spread};
 use crate::sql::pushdown::numbers::{
-    Quartiles, quartile_ranks, quartiles_from, spread_out_of_range,
+    Quartiles, binary_exponent, quartile_ranks, quartiles_from, spread_out_of_range,
 };
 use crate::sql::{PROFILE_TIMEOUT_MS, SqlValue};
 
@@ -62,7 +62,7 @@ fn rescaled(column: &NumberColumn<'_>, q: &Quartiles) -> Result<(f64, f64), Sour
         Ok(rows.first().and_then(|r| r.first()).and_then(SqlValue::as_f64))
     };
     let largest = first(format!("SELECT MAX(ABS(c{i})) {from}"))?.unwrap_or(1.0);
-    let power = if largest.is_normal() { largest.log2().floor() as i32 } else { 0 };
+    let power = binary_exponent(largest);
     let scale = 2f64.powi(power);
     let divided = format!("c{i} / POW(2, {power})");
     let rows = db.query_with_timeout(

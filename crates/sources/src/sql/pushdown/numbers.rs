@@ -145,6 +145,26 @@ pub(crate) struct Quartiles {
     pub(crate) median_key: Option<NumberKey>,
 }
 
+/// The exponent `e` of `x` in base 2 (`2^e <= |x| < 2^(e+1)`), subnormals included, clamped to
+/// what a power of two can scale by without leaving the doubles' range (`2^-1022 ..= 2^1023`);
+/// 0 for zero and non-finite values. `log2().floor()` rounds DBL_MAX's up to 1024, whose power
+/// overflows.
+pub(crate) fn binary_exponent(x: f64) -> i32 {
+    let x = x.abs();
+    if x == 0.0 || !x.is_finite() {
+        return 0;
+    }
+    let bits = x.to_bits();
+    let biased = ((bits >> 52) & 0x7ff) as i32;
+    let exponent = if biased == 0 {
+        // A subnormal is its mantissa times 2^-1074.
+        63 - (bits & ((1 << 52) - 1)).leading_zeros() as i32 - 1074
+    } else {
+        biased - 1023
+    };
+    exponent.clamp(-1022, 1023)
+}
+
 /// A deviation (or mean) of doubles below this may have lost digits to underflow: squares of
 /// differences under 1e-162 are subnormal or zero.
 const TINY_SPREAD: f64 = 1e-150;
@@ -247,4 +267,25 @@ fn sorted_distribution(
         distinct,
         top,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::binary_exponent;
+
+    #[test]
+    fn the_binary_exponent_of_every_double_scales_it_within_range() {
+        assert_eq!(binary_exponent(1.0), 0);
+        assert_eq!(binary_exponent(-3.0), 1);
+        assert_eq!(binary_exponent(f64::MAX), 1023);
+        assert_eq!(binary_exponent(f64::MIN_POSITIVE), -1022);
+        // Subnormals clamp: dividing them by 2^-1022 is exact.
+        assert_eq!(binary_exponent(1e-310), -1022);
+        assert_eq!(binary_exponent(0.0), 0);
+        assert_eq!(binary_exponent(f64::INFINITY), 0);
+        for x in [1e-300, 0.75, 1e300, 1.5e308, 7.0] {
+            let scaled = x / 2f64.powi(binary_exponent(x));
+            assert!((1.0..2.0).contains(&scaled), "{x}: {scaled}");
+        }
+    }
 }

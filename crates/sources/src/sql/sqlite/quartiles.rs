@@ -6,7 +6,9 @@ use schemascope_core::profile::exact::Quarters;
 use crate::error::SourceError;
 use crate::sql::engine::{NumberColumn, Spread};
 use crate::sql::pushdown::JsonView;
-use crate::sql::pushdown::numbers::{key, quartile_ranks, quartiles_from, spread_out_of_range};
+use crate::sql::pushdown::numbers::{
+    binary_exponent, key, quartile_ranks, quartiles_from, spread_out_of_range,
+};
 use crate::sql::{Database, PROFILE_TIMEOUT_MS, SqlValue};
 
 /// The column's mean, deviation and quartiles ([`crate::sql::engine::EngineSql::spread_and_quartiles`]).
@@ -62,7 +64,7 @@ fn rescaled_spread(
     }
     // 2^e with the largest magnitude in [1, 2) once divided by it (2^1023 at most: 2^1024 is
     // past the doubles; 2^-1022 at least: the smallest normal power, exact to divide by).
-    let scale = 2f64.powi((largest.log2().floor() as i32).clamp(-1022, 1023));
+    let scale = 2f64.powi(binary_exponent(largest));
     let total = first(db.query_with_timeout(
         &format!("SELECT TOTAL({c} / ?1) FROM {} WHERE {predicate}", view.from),
         &[SqlValue::Real(scale)],

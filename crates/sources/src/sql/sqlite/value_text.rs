@@ -50,7 +50,10 @@ pub(crate) fn shown_value_predicate(quoted: &str, param: &str, value: &str) -> S
     let bytes = format!("{quoted} COLLATE BINARY");
     let mut alternatives = vec![format!("{bytes} = {param}")];
     if let Some(number) = number_literal(value) {
-        alternatives.push(format!("{bytes} = {number}"));
+        // Numbers only: a TEXT column turns the literal into its text, so `1.00` would find
+        // the text '1.0'.
+        alternatives
+            .push(format!("(typeof({quoted}) IN ('integer', 'real') AND {bytes} = {number})"));
     }
     if value.starts_with(BLOB_START) {
         alternatives.push(format!(
