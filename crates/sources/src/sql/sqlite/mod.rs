@@ -379,7 +379,7 @@ impl SqliteDatabase {
     /// reads it, so one calling a function of the application that made the file fails every
     /// statement naming it — and `SELECT *`. Left in the catalog, it would fail the whole
     /// table's profile and have the model write queries that cannot run; the other columns
-    /// read fine. Statements are compiled, not run: one for the whole table, one per column
+    /// read fine. The probes read no row (`LIMIT 0`): one for the whole table, one per column
     /// only when that fails.
     fn uncomputable(
         &self,
