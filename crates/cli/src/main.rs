@@ -719,8 +719,10 @@ fn read_value(text: &str) -> Result<Value> {
     let raw = read_raw(text)?;
     serde_json::from_str(&raw).map_err(|error| {
         // A bare word is most often a string the shell unquoted: say how to pass it. In an
-        // object or array the parser's position says where the mistake is.
-        let hint = if raw.trim_start().starts_with(['{', '[', '"']) {
+        // object or an array, or for a number out of range (`1e999`), the parser's words say
+        // what is wrong.
+        let structured = raw.trim_start().starts_with(['{', '[', '"']);
+        let hint = if structured || error.to_string().starts_with("number out of range") {
             error.to_string()
         } else {
             let quoted = serde_json::to_string(&raw).unwrap_or_default();

@@ -93,6 +93,10 @@ fn malformed_json_is_answered_with_where_it_goes_wrong() {
     assert!(!value.status.success());
     assert!(stderr.contains("expected value at line 1 column 7"), "{stderr}");
     assert!(!stderr.contains("written quoted"), "{stderr}");
+    let number = schemascope(&["validate", "demo:sensors", "server::Config", "1e999"]);
+    let stderr = String::from_utf8_lossy(&number.stderr);
+    assert!(stderr.contains("number out of range"), "{stderr}");
+    assert!(!stderr.contains("written quoted"), "{stderr}");
     let query = schemascope(&["execute", &chinook(), r#"{"fields": [abc]}"#]);
     let stderr = String::from_utf8_lossy(&query.stderr);
     assert!(!query.status.success());
