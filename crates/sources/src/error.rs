@@ -138,6 +138,14 @@ pub enum ErrorClass {
     Resource,
 }
 
+impl ErrorClass {
+    /// Whether the failure is the statement's own (it is wrong, or refused): running it again
+    /// fails again, so a caller reading many relations names this one and goes on.
+    pub fn is_lasting(self) -> bool {
+        matches!(self, Self::Syntax | Self::Refused)
+    }
+}
+
 impl SourceError {
     /// The class of this error, for errors met running a statement (connection and file errors
     /// are `Resource`, a bad specification `Syntax`).

@@ -7,7 +7,6 @@ use schemascope_core::PropertyPath;
 use schemascope_core::ceilings::Ceiling;
 use schemascope_core::display::DisplayLimits;
 use schemascope_core::sample::{SampleOptions, SampleStrategy, sample};
-use schemascope_sources::error::ErrorClass;
 use schemascope_sources::sql::rows;
 
 use crate::params::{SampleDataParams, StrategyParam};
@@ -115,13 +114,7 @@ fn run(sources: &Sources, params: SampleDataParams) -> Result<ToolResult, ToolEr
                     // Sampling every table: one this connection cannot read (a view calling a
                     // function of the application that made the file) is named with its
                     // reason, and the others are sampled.
-                    Err(error)
-                        if every_table
-                            && matches!(
-                                error.class(),
-                                ErrorClass::Syntax | ErrorClass::Refused
-                            ) =>
-                    {
+                    Err(error) if every_table && error.class().is_lasting() => {
                         let reason = error.to_string();
                         parts.push(format!("no rows of {} ({reason})", collection.name()));
                         info.insert(collection.name().to_string(), json!({ "error": reason }));

@@ -154,7 +154,7 @@ impl EngineSql for MySqlSql {
     }
 
     // MariaDB's AVG of doubles whose sum passes the doubles' range is 0 with a warning (and
-    // an error once used in an expression), so a column whose values reach past 1e150 is
+    // an error once used in an expression), so a column whose values reach past `LARGE` is
     // averaged on its values times 2^-500, which changes no digit of those that matter: the
     // sum stays in range for any row count. Its deviation then overflows, and `quartiles`
     // computes both again on values scaled to their largest.
@@ -168,9 +168,10 @@ impl EngineSql for MySqlSql {
     ) -> Option<String> {
         (class == ValueClass::Number).then(|| {
             let value = when(p, c);
+            let plain = self.as_float(&format!("AVG({})", when(p, exact)));
             format!(
-                "IF(MAX(ABS({value})) > 1e150, AVG({value} * POW(2, -500)) * POW(2, 500), AVG({}) + 0e0)",
-                when(p, exact)
+                "IF(MAX(ABS({value})) > {:e}, AVG({value} * POW(2, -500)) * POW(2, 500), {plain})",
+                quartiles::LARGE
             )
         })
     }

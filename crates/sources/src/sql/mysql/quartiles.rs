@@ -44,7 +44,7 @@ pub(super) fn spread_and_quartiles(column: &NumberColumn<'_>) -> Result<Spread, 
 }
 
 /// Past this magnitude a double's square, or a sum of a few, leaves the doubles' range.
-const LARGE: f64 = 1e150;
+pub(super) const LARGE: f64 = 1e150;
 
 /// The mean and deviation of a column of doubles computed again where the scan's may have
 /// left the doubles' range (values near ±1.8e308, whose squares the servers sum, or near

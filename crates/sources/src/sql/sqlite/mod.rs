@@ -392,9 +392,7 @@ impl SqliteDatabase {
                 format!("SELECT {} FROM {} LIMIT 0", list.join(", "), Dialect::Sqlite.quote(table));
             match self.query(&sql, &[]) {
                 Ok(_) => Ok(Ok(())),
-                Err(error) if matches!(error.class(), ErrorClass::Syntax | ErrorClass::Refused) => {
-                    Ok(Err(error))
-                }
+                Err(error) if error.class().is_lasting() => Ok(Err(error)),
                 Err(error) => Err(error),
             }
         };
@@ -662,7 +660,7 @@ impl Database for SqliteDatabase {
             // may pass (busy, a timeout) fails the catalog as before, to be read again.
             match read {
                 Ok(table) => tables.push(table),
-                Err(error) if matches!(error.class(), ErrorClass::Syntax | ErrorClass::Refused) => {
+                Err(error) if error.class().is_lasting() => {
                     tables.push(unreadable(name, kind, &error));
                 }
                 Err(error) => return Err(error),
